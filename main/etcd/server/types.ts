@@ -1,0 +1,108 @@
+// The member's configuration (etcd's flags, parsed) and the surface the gRPC
+// services call. The API layer depends only on `EtcdServer`; the member
+// implements it. Watch, Lease, the rest of Maintenance and Cluster, and auth
+// are added here as they land (E2).
+
+import type { Registry } from 'prom-client';
+import type { MemberId } from '../raft/types';
+import type {
+  CompactionRequest,
+  DeleteRangeRequest,
+  DeleteRangeResult,
+  PutRequest,
+  PutResult,
+  RangeRequest,
+  RangeResult,
+  Revision,
+  TxnRequest,
+  TxnResult,
+} from '../mvcc/types';
+
+/** etcd's flags, with etcd's defaults applied by the command-line parser. */
+export interface MemberConfig {
+  name: string;
+  dataDir: string;
+  listenClientUrls: string[];
+  advertiseClientUrls: string[];
+  listenPeerUrls: string[];
+  initialAdvertisePeerUrls: string[];
+  /** name → peer URLs, from --initial-cluster "m1=http://...,m2=http://...". */
+  initialCluster: Map<string, string[]>;
+  initialClusterState: 'new' | 'existing';
+  initialClusterToken: string;
+  /** Milliseconds (etcd default 100). */
+  heartbeatInterval: number;
+  /** Milliseconds (etcd default 1000). */
+  electionTimeout: number;
+  /** Applied entries between snapshots (etcd default 100000). */
+  snapshotCount: number;
+  /** Bytes (etcd default 2 GiB; 0 means default). */
+  quotaBackendBytes: number;
+  /** Bytes (etcd default 1.5 MiB). */
+  maxRequestBytes: number;
+  /** etcd default 128. */
+  maxTxnOps: number;
+  /** Optional: log lines go here (default stderr). */
+  logger?: (line: string) => void;
+}
+
+/** etcdserverpb.ResponseHeader. */
+export interface ResponseHeader {
+  clusterId: bigint;
+  memberId: MemberId;
+  /** Omitted (0) on Cluster responses, as etcd does. */
+  revision: Revision;
+  raftTerm: number;
+}
+
+/** etcdserverpb.Member. */
+export interface MemberInfo {
+  id: MemberId;
+  name: string;
+  peerUrls: string[];
+  clientUrls: string[];
+  isLearner: boolean;
+}
+
+/** etcdserverpb.StatusResponse (less the header). */
+export interface StatusInfo {
+  version: string;
+  dbSize: number;
+  dbSizeInUse: number;
+  leader: MemberId;
+  raftIndex: number;
+  raftTerm: number;
+  raftAppliedIndex: number;
+  errors: string[];
+  isLearner: boolean;
+}
+
+export interface WithHeader<T> {
+  header: ResponseHeader;
+  result: T;
+}
+
+/**
+ * What the gRPC services call. Every method fills the header as etcd does;
+ * failures are thrown as EtcdError (../errors.ts).
+ */
+export interface EtcdServer {
+  /** Linearizable (ReadIndex) unless req.serializable. */
+  range(req: RangeRequest): Promise<WithHeader<RangeResult>>;
+  put(req: PutRequest): Promise<WithHeader<PutResult>>;
+  deleteRange(req: DeleteRangeRequest): Promise<WithHeader<DeleteRangeResult>>;
+  /** A read-only txn is served like a linearizable read, without a proposal. */
+  txn(req: TxnRequest): Promise<WithHeader<TxnResult>>;
+  compact(req: CompactionRequest): Promise<WithHeader<void>>;
+
+  memberList(): Promise<WithHeader<MemberInfo[]>>;
+  status(): Promise<WithHeader<StatusInfo>>;
+
+  /** True while this member knows a leader (for `hasleader` metadata). */
+  hasLeader(): boolean;
+  /** For /health: a leader is known and a linearizable read succeeds. */
+  health(): Promise<{ health: boolean; reason: string }>;
+  /** Prometheus registry for /metrics. */
+  readonly metrics: Registry;
+  readonly config: MemberConfig;
+}
