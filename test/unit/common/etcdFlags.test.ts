@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_QUOTA_BYTES, FlagError, parseEtcdFlags } from '../../../main/common/etcdFlags';
+
+function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const parsed = parseEtcdFlags(argv, env);
+  if (parsed.kind !== 'run') throw new Error(`expected run, got ${parsed.kind}`);
+  return parsed;
+}
+
+function failure(argv: string[], env: NodeJS.ProcessEnv = {}): FlagError {
+  try {
+    parseEtcdFlags(argv, env);
+  } catch (err) {
+    if (err instanceof FlagError) return err;
+    throw err;
+  }
+  throw new Error('expected a FlagError');
+}
+
+describe('parseEtcdFlags', () => {
+  it('applies etcd 3.4 defaults', () => {
+    const { config } = run([]);
+    expect(config).toEqual({
+      name: 'default',
+      dataDir: 'default.etcd',
+      listenClientUrls: ['http://localhost:2379'],
+      advertiseClientUrls: ['http://localhost:2379'],
+      listenPeerUrls: ['http://localhost:2380'],
+      initialAdvertisePeerUrls: ['http://localhost:2380'],
+      initialCluster: new Map([['default', ['http://localhost:2380']]]),
+      initialClusterState: 'new',
+      initialClusterToken: 'etcd-cluster',
+      heartbeatInterval: 100,
+      electionTimeout: 1000,
+      snapshotCount: 100000,
+      quotaBackendBytes: DEFAULT_QUOTA_BYTES,
+      maxRequestBytes: 1572864,
+      maxTxnOps: 128,
+    });
+  });
+
+  const spellings = [
+    { name: '--flag value', argv: ['--name', 'm1'] },
+    { name: '--flag=value', argv: ['--name=m1'] },
+    { name: '-flag value', argv: ['-name', 'm1'] },
+    { name: '-flag=value', argv: ['-name=m1'] },
+  ];
+  for (const c of spellings) {
+    it(`accepts ${c.name} as Go's flag package does`, () => {
+      const { config } = run(c.argv);
+      expect(config.name).toBe('m1');
+      expect(config.dataDir).toBe('m1.etcd');
+      expect(config.initialCluster).toEqual(new Map([['m1', ['http://localhost:2380']]]));
+    });
+  }
+
+  it('parses a three-member command line', () => {
+    const { config } = run([
+      '--name', 'm2', '--data-dir', '/tmp/m2',
+      '--listen-client-urls', 'http://127.0.0.1:2381', '--advertise-client-urls=http://127.0.0.1:2381',
+      '--listen-peer-urls', 'http://127.0.0.1:2382', '--initial-advertise-peer-urls', 'http://127.0.0.1:2382',
+      '--initial-cluster', 'm1=http://127.0.0.1:2380,m2=http://127.0.0.1:2382,m3=http://127.0.0.1:2384',
+      '--initial-cluster-state', 'existing', '--initial-cluster-token', 'tok',
+      '--heartbeat-interval', '50', '--election-timeout', '500', '--quota-backend-bytes', '1024',
+    ]);
+    expect(config.dataDir).toBe('/tmp/m2');
+    expect([...config.initialCluster.keys()]).toEqual(['m1', 'm2', 'm3']);
+    expect(config.initialCluster.get('m3')).toEqual(['http://127.0.0.1:2384']);
+    expect(config.initialClusterState).toBe('existing');
+    expect(config.heartbeatInterval).toBe(50);
+    expect(config.electionTimeout).toBe(500);
+    expect(config.quotaBackendBytes).toBe(1024);
+  });
+
+  it('reads ETCD_* environment variables, with flags taking precedence', () => {
+    const parsed = run(['--name', 'flagname'], { ETCD_NAME: 'envname', ETCD_SNAPSHOT_COUNT: '10', ETCD_DATA_DIR: '/d' });
+    expect(parsed.config.name).toBe('flagname');
+    expect(parsed.config.snapshotCount).toBe(10);
+    expect(parsed.config.dataDir).toBe('/d');
+    expect(parsed.warnings.join('\n')).toContain('ETCD_NAME, but unused: shadowed by corresponding flag');
+  });
+
+  it('recognises help and version', () => {
+    expect(parseEtcdFlags(['--help']).kind).toBe('help');
+    expect(parseEtcdFlags(['-h']).kind).toBe('help');
+    expect(parseEtcdFlags(['--version']).kind).toBe('version');
+  });
+
+  const errors = [
+    { argv: ['--bogus'], code: 2, message: 'flag provided but not defined: -bogus' },
+    { argv: ['--heartbeat-interval', 'abc'], code: 2, message: 'invalid value "abc" for flag -heartbeat-interval: parse error' },
+    { argv: ['--initial-cluster-state', 'foo'], code: 2, message: 'invalid value "foo" for flag -initial-cluster-state: invalid value' },
+    { argv: ['--listen-client-urls', 'foo'], code: 2, message: 'invalid value "foo" for flag -listen-client-urls: URL scheme must be http, https, unix, or unixs: foo' },
+    { argv: ['--listen-peer-urls', 'http://127.0.0.1'], code: 2, message: 'invalid value "http://127.0.0.1" for flag -listen-peer-urls: URL address does not have the form "host:port": http://127.0.0.1' },
+    { argv: ['--name'], code: 2, message: 'flag needs an argument: -name' },
+    { argv: ['extra'], code: 1, message: "error verifying flags, 'extra' is not a valid flag. See 'etcd --help'." },
+    { argv: ['--election-timeout', '100'], code: 1, message: "error verifying flags, --election-timeout[100ms] should be at least as 5 times as --heartbeat-interval[100ms]. See 'etcd --help'." },
+    { argv: ['--election-timeout', '60000'], code: 1, message: "error verifying flags, --election-timeout[60000ms] is too long, and should be set less than 50000ms. See 'etcd --help'." },
+    { argv: ['--listen-client-urls', 'http://127.0.0.1:9999'], code: 1, message: "error verifying flags, --advertise-client-urls is required when --listen-client-urls is set explicitly. See 'etcd --help'." },
+  ];
+  for (const c of errors) {
+    it(`rejects ${c.argv.join(' ')} as etcd does`, () => {
+      const err = failure(c.argv);
+      expect(err.message).toBe(c.message);
+      expect(err.exitCode).toBe(c.code);
+    });
+  }
+
+  it('rejects a bad environment value with the variable name', () => {
+    const err = failure([], { ETCD_HEARTBEAT_INTERVAL: 'x' });
+    expect(err.message).toBe(`error verifying flags, invalid value "x" for ETCD_HEARTBEAT_INTERVAL: parse error. See 'etcd --help'.`);
+  });
+});
