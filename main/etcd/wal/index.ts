@@ -1,0 +1,3 @@
+// The WAL and snapshot files of one member (`<data-dir>/member/wal`, `member/snap`).
+export { Wal, DEFAULT_SEGMENT_BYTES, type WalOptions, type WalContents, type WalSnapshotRef } from './wal';
+export { Snapshotter } from './snapshotter';
