@@ -1,0 +1,131 @@
+// The receiving half: a gRPC server on every --listen-peer-urls address
+// serving the Peer service. Each call's metadata is checked before a byte of
+// it is read (cluster id, then addressee); an accepted stream answers with
+// initial metadata at once, which is the sender's signal that it is up.
+// Messages are handed on in the order they arrive on each call.
+
+import {
+  Metadata,
+  Server,
+  status,
+  type sendUnaryData,
+  type ServerReadableStream,
+  type ServerUnaryCall,
+} from '@grpc/grpc-js';
+import type { MemberId, Message } from '../../raft/types';
+import { EMPTY_ACK, MAX_MESSAGE_BYTES, checkInbound, isRejection, peerServiceDefinition } from './peerProtocol';
+import { parsePeerUrl, serverCredentialsFor, type PeerTlsOptions } from './peerUrls';
+import { decodeBatch, decodeMessage } from './raftpbCodec';
+
+export interface PeerServerOptions {
+  localId: MemberId;
+  clusterId: bigint;
+  listenUrls: string[];
+  tls?: PeerTlsOptions;
+  /** One message from `from`; called synchronously, in arrival order. */
+  deliver(from: MemberId, m: Message): void;
+  log(line: string): void;
+}
+
+const SERVER_OPTIONS = {
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_concurrent_streams': 0xffffffff,
+  'grpc.keepalive_time_ms': 5000,
+  'grpc.keepalive_timeout_ms': 5000,
+};
+
+export class PeerServer {
+  private readonly server = new Server(SERVER_OPTIONS);
+  private ports: number[] = [];
+
+  constructor(private readonly opts: PeerServerOptions) {
+    this.server.addService(peerServiceDefinition, {
+      Stream: (call: ServerReadableStream<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => this.onStream(call, cb),
+      Snapshot: (call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => this.onSnapshot(call, cb),
+    });
+  }
+
+  get boundPorts(): number[] {
+    return [...this.ports];
+  }
+
+  /** Binds every listen URL; rejects (and unbinds nothing it could not bind) on the first failure. */
+  async start(): Promise<void> {
+    for (const url of this.opts.listenUrls) {
+      const addr = parsePeerUrl(url);
+      const creds = serverCredentialsFor(addr, this.opts.tls);
+      const port = await new Promise<number>((resolve, reject) => {
+        this.server.bindAsync(addr.target, creds, (err, p) => (err ? reject(new Error(`listen on ${url}: ${err.message}`)) : resolve(p)));
+      });
+      this.ports.push(port);
+      this.opts.log(`listening for peers on ${url.replace(/:0$/, ':' + port)}`);
+    }
+  }
+
+  /** Closes listeners and cuts every open call: peers' streams end and they back off. */
+  stop(): void {
+    this.server.forceShutdown();
+  }
+
+  private accept(md: Metadata): MemberId | { code: status; details: string } {
+    const r = checkInbound(md, this.opts.clusterId, this.opts.localId);
+    if (isRejection(r)) {
+      this.opts.log(r.log);
+      return { code: r.code, details: r.details };
+    }
+    return r.from;
+  }
+
+  private onStream(call: ServerReadableStream<Buffer, Buffer>, cb: sendUnaryData<Buffer>): void {
+    const from = this.accept(call.metadata);
+    if (typeof from !== 'bigint') {
+      cb(from);
+      return;
+    }
+    call.sendMetadata(new Metadata());
+    let done = false;
+    const finish = (err: { code: status; details: string } | null): void => {
+      if (done) return;
+      done = true;
+      if (err) cb(err);
+      else cb(null, EMPTY_ACK);
+    };
+    call.on('data', (chunk: Buffer) => {
+      if (done) return;
+      let msgs: Message[];
+      try {
+        msgs = decodeBatch(chunk);
+      } catch (e) {
+        this.opts.log(`failed to decode raft message batch from ${from.toString(16)}: ${(e as Error).message}`);
+        finish({ code: status.INVALID_ARGUMENT, details: 'bad message batch' });
+        return;
+      }
+      for (const m of msgs) this.opts.deliver(from, m);
+    });
+    call.on('end', () => finish(null));
+    // A sender that went away: nothing to answer.
+    call.on('error', () => {
+      done = true;
+    });
+  }
+
+  private onSnapshot(call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>): void {
+    const from = this.accept(call.metadata);
+    if (typeof from !== 'bigint') {
+      cb(from);
+      return;
+    }
+    let m: Message;
+    try {
+      m = decodeMessage(call.request);
+    } catch (e) {
+      this.opts.log(`failed to decode raft snapshot message from ${from.toString(16)}: ${(e as Error).message}`);
+      cb({ code: status.INVALID_ARGUMENT, details: 'bad snapshot message' });
+      return;
+    }
+    this.opts.log(`received database snapshot from peer ${from.toString(16)} (index ${m.snapshot?.metadata.index ?? 0}, ${call.request.byteLength} bytes)`);
+    this.opts.deliver(from, m);
+    cb(null, EMPTY_ACK);
+  }
+}

@@ -1,0 +1,158 @@
+// The member's Raft transport (etcd rafthttp.Transport): a PeerServer that
+// receives, and a RemotePeer per other member that sends. The member server
+// calls send() with each Ready's messages and gets received messages through
+// onMessage; failures come back as onUnreachable / onSnapshotStatus, which
+// it passes to raft.reportUnreachable / raft.reportSnapshot.
+//
+// Nothing here waits: send() only enqueues and starts writes, so messages
+// leave on the same turn of the event loop the server hands them over.
+
+import type { MemberId, Message } from '../../raft/types';
+import { PeerServer } from './peerServer';
+import { idToHex } from './peerProtocol';
+import type { PeerTlsOptions } from './peerUrls';
+import { RemotePeer } from './remotePeer';
+
+export interface PeerTransportOptions {
+  localId: MemberId;
+  clusterId: bigint;
+  /** Peer listen URLs (http://host:port; https:// with `tls`). Port 0 binds any free port. */
+  listenUrls: string[];
+  /** Called for each received message, in order per sender and stream (see index.ts). */
+  onMessage(m: Message): void;
+  /** A send to this peer failed or was dropped (the server calls raft.reportUnreachable). */
+  onUnreachable?(id: MemberId): void;
+  /** After a MsgSnap was (not) delivered (the server calls raft.reportSnapshot). */
+  onSnapshotStatus?(id: MemberId, ok: boolean): void;
+  log?(line: string): void;
+  /** Peer TLS (--peer-cert-file, --peer-key-file, --peer-trusted-ca-file, --peer-client-cert-auth). */
+  tls?: PeerTlsOptions;
+}
+
+export class PeerTransport {
+  private readonly peers = new Map<MemberId, RemotePeer>();
+  /** Last inbound message time per sender, kept even for members not (yet) added. */
+  private readonly heard = new Map<MemberId, number>();
+  private readonly server: PeerServer;
+  private readonly log: (line: string) => void;
+  private running = false;
+  private stopped = false;
+
+  constructor(private readonly opts: PeerTransportOptions) {
+    this.log = opts.log ?? (() => {});
+    this.server = new PeerServer({
+      localId: opts.localId,
+      clusterId: opts.clusterId,
+      listenUrls: opts.listenUrls,
+      tls: opts.tls,
+      log: this.log,
+      deliver: (from, m) => this.deliver(from, m),
+    });
+  }
+
+  get boundPorts(): number[] {
+    return this.server.boundPorts;
+  }
+
+  async start(): Promise<void> {
+    if (this.stopped) throw new Error('peer transport already stopped');
+    try {
+      await this.server.start();
+    } catch (e) {
+      this.server.stop();
+      throw e;
+    }
+    this.running = true;
+    for (const p of this.peers.values()) p.start();
+  }
+
+  /** Adds (or, if known, re-points) a member; its streams open at once (or at start()). */
+  addPeer(id: MemberId, urls: string[]): void {
+    if (this.stopped || id === this.opts.localId) return;
+    if (this.peers.has(id)) {
+      this.updatePeer(id, urls);
+      return;
+    }
+    const peer = new RemotePeer(id, urls, {
+      localId: this.opts.localId,
+      clusterId: this.opts.clusterId,
+      tls: this.opts.tls,
+      log: this.log,
+      unreachable: (pid) => this.opts.onUnreachable?.(pid),
+      snapshotStatus: (pid, ok) => this.opts.onSnapshotStatus?.(pid, ok),
+    });
+    this.peers.set(id, peer);
+    if (this.running) peer.start();
+  }
+
+  updatePeer(id: MemberId, urls: string[]): void {
+    const peer = this.peers.get(id);
+    if (!peer) {
+      this.addPeer(id, urls);
+      return;
+    }
+    peer.update(urls, this.running);
+  }
+
+  removePeer(id: MemberId): void {
+    const peer = this.peers.get(id);
+    if (!peer) return;
+    peer.stop();
+    this.peers.delete(id);
+    this.heard.delete(id);
+  }
+
+  /** Never blocks or throws. Messages to unknown members (or before start) are dropped. */
+  send(msgs: readonly Message[]): void {
+    if (this.stopped) return;
+    const touched = new Set<RemotePeer>();
+    for (const m of msgs) {
+      const peer = this.peers.get(m.to);
+      if (!peer) {
+        if (m.to !== this.opts.localId) this.log(`ignored message send request; unknown remote peer target ${idToHex(m.to)}`);
+        continue;
+      }
+      if (!this.running) {
+        this.opts.onUnreachable?.(m.to);
+        continue;
+      }
+      peer.enqueue(m);
+      touched.add(peer);
+    }
+    for (const p of touched) p.flush();
+  }
+
+  /** When we last heard from / successfully reached this peer (ms since epoch, 0 = never). */
+  activeSince(id: MemberId): number {
+    return Math.max(this.peers.get(id)?.lastActive ?? 0, this.heard.get(id) ?? 0);
+  }
+
+  /** True while this member's message stream to the peer is up. */
+  isConnected(id: MemberId): boolean {
+    return this.peers.get(id)?.connected ?? false;
+  }
+
+  /** Messages waiting in this peer's outbound queues (for metrics and tests). */
+  queuedFor(id: MemberId): number {
+    return this.peers.get(id)?.queued ?? 0;
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.running = false;
+    for (const p of this.peers.values()) p.stop();
+    this.peers.clear();
+    this.server.stop();
+  }
+
+  private deliver(from: MemberId, m: Message): void {
+    if (this.stopped) return;
+    this.heard.set(from, Date.now());
+    try {
+      this.opts.onMessage(m);
+    } catch (e) {
+      this.log(`raft message handler failed on ${m.type} from ${idToHex(from)}: ${(e as Error).message}`);
+    }
+  }
+}
