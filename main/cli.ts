@@ -1,0 +1,61 @@
+// `pilothouse`: every Pilothouse program behind one command, each started
+// with the flags its real counterpart takes (see DESIGN.md §1).
+//
+// `pilothouse etcd` hands its arguments straight to the etcd flag parser:
+// etcd's flags follow Go's rules (`-name m1`, `--name=m1`), which commander
+// would reinterpret, so commander only lists it in the help.
+
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError } from 'commander';
+import { runEtcdCommand } from './common/cli/etcdCommand';
+import { runUpCommand, selfProgram } from './common/cli/upCommand';
+import { PILOTHOUSE_VERSION } from './common/cli/version';
+
+function intOption(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer in ${min}..${max}`);
+    return n;
+  };
+}
+
+function buildProgram(setExitCode: (code: number) => void): Command {
+  const program = new Command('pilothouse')
+    .description('Pilothouse: an etcd-compatible Raft cluster and its operations console')
+    .version(PILOTHOUSE_VERSION);
+
+  program
+    .command('etcd')
+    .description('run one etcd-compatible member (etcd 3.4 flags; `pilothouse etcd --help` lists them)')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments();
+
+  program
+    .command('up')
+    .description('run a local cluster of members until Ctrl-C (clients on port-base+0,+2,+4, peers on +1,+3,+5)')
+    .requiredOption('--data-dir <dir>', 'cluster directory: m1/, m2/, m3/, logs/, etcdctl.env')
+    .option('--members <n>', 'number of members', intOption('--members', 1, 49), 3)
+    .option('--port-base <port>', 'first port; all ports lie in [port-base, port-base+2n-1]', intOption('--port-base', 1024, 65000), 2379)
+    .action(async (opts: { dataDir: string; members: number; portBase: number }) => {
+      const cliPath = fileURLToPath(import.meta.url);
+      setExitCode(await runUpCommand(opts, selfProgram(cliPath)));
+    });
+
+  return program;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'etcd') return runEtcdCommand(argv.slice(1));
+  let code = 0;
+  await buildProgram((c) => (code = c)).parseAsync(argv, { from: 'user' });
+  return code;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`pilothouse: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,71 @@
+// `pilothouse up --data-dir DIR [--members 3] [--port-base 2379]`: a local
+// cluster of members running this same program, ready when every member
+// answers a linearizable read; Ctrl-C / SIGTERM stops them all and exits 0.
+
+import { resolve } from 'node:path';
+import { LocalCluster } from '../../console/localCluster';
+import type { Program } from '../../console/memberProcess';
+
+export interface UpOptions {
+  dataDir: string;
+  members: number;
+  portBase: number;
+  readyTimeoutMs?: number;
+}
+
+/**
+ * The command that runs a member of this program. Under Electron,
+ * process.execPath is the Electron binary, which behaves as Node with
+ * ELECTRON_RUN_AS_NODE=1; under Node the variable is ignored.
+ */
+export function selfProgram(cliPath: string): Program {
+  return { command: process.execPath, args: [cliPath], env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
+export async function runUpCommand(opts: UpOptions, program: Program): Promise<number> {
+  const cluster = new LocalCluster({
+    dataDir: resolve(opts.dataDir),
+    members: opts.members,
+    portBase: opts.portBase,
+    program,
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= cluster.stop());
+  const signalled = new Promise<NodeJS.Signals>((res) => {
+    process.once('SIGTERM', () => res('SIGTERM'));
+    process.once('SIGINT', () => res('SIGINT'));
+  });
+
+  cluster.start();
+  const names = cluster.layout.map((m) => `${m.name} pid ${cluster.member(m.name).pid}`).join(', ');
+  process.stdout.write(`pilothouse: starting ${cluster.layout.length} members (${names}); logs in ${resolve(opts.dataDir, 'logs')}\n`);
+
+  const ready = cluster.waitReady(opts.readyTimeoutMs ?? 60_000);
+  const first = await Promise.race([ready.then((r) => ({ kind: 'ready' as const, r })), signalled.then((s) => ({ kind: 'signal' as const, s }))]);
+  if (first.kind === 'signal') {
+    await stop();
+    return 0;
+  }
+  if (!first.r.ok) {
+    const why = [...first.r.lastErrors].map(([ep, e]) => `${ep}: ${e}`).join('; ');
+    process.stderr.write(`pilothouse: cluster not ready in time (${why}); stopping\n`);
+    await stop();
+    return 1;
+  }
+  process.stdout.write(
+    `pilothouse: cluster ready (${cluster.layout.length} members) endpoints ${cluster.endpoints.join(',')}; ` +
+      `run: source ${cluster.envFile} && etcdctl member list -w table\n`,
+  );
+
+  // Report members that die on their own; the cluster keeps running with the rest.
+  for (const m of cluster.members.values()) {
+    void m.waitExit().then((code) => {
+      if (!stopping) process.stderr.write(`pilothouse: member ${m.name} exited (code ${code}); see its log\n`);
+    });
+  }
+  const signal = await signalled;
+  process.stdout.write(`pilothouse: ${signal}: stopping members\n`);
+  await stop();
+  process.stdout.write('pilothouse: stopped\n');
+  return 0;
+}

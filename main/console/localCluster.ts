@@ -1,0 +1,132 @@
+// A local N-member etcd-compatible cluster: the layout (names, ports, data
+// dirs), the etcd flags each member gets, and the processes. `pilothouse up`
+// runs it from a terminal; the console's supervisor reuses it. The member
+// program is a parameter, so the same code runs Pilothouse members or
+// Debian's /usr/bin/etcd (the integration tests run both).
+//
+// Port layout — every port lies in [portBase, portBase + 2N - 1]:
+//   member i (1-based): client port portBase + 2(i-1), peer port portBase + 2(i-1) + 1
+//   portBase 2379 → m1 2379/2380 (etcd's defaults), m2 2381/2382, m3 2383/2384.
+//
+// Restarting on the same data dir resumes the cluster: the flags are the same
+// ("--initial-cluster-state new" included) and etcd, like Pilothouse, ignores
+// the initial-cluster flags once a member has a WAL.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MemberProcess, STOP_GRACE_MS, type Program } from './memberProcess';
+import { waitForLinearizableReads } from './etcdReadProbe';
+
+export interface LocalClusterOptions {
+  dataDir: string;
+  members?: number;
+  portBase?: number;
+  program: Program;
+  /** Extra etcd flags for every member (e.g. --heartbeat-interval). */
+  extraFlags?: string[];
+  host?: string;
+  clusterToken?: string;
+}
+
+export interface MemberLayout {
+  name: string;
+  dataDir: string;
+  clientUrl: string;
+  peerUrl: string;
+  /** "host:port", what etcdctl --endpoints takes. */
+  endpoint: string;
+  logFile: string;
+}
+
+export const MAX_MEMBERS = 49;
+
+export function clusterLayout(opts: LocalClusterOptions): MemberLayout[] {
+  const n = opts.members ?? 3;
+  const base = opts.portBase ?? 2379;
+  const host = opts.host ?? '127.0.0.1';
+  if (!Number.isInteger(n) || n < 1 || n > MAX_MEMBERS) throw new Error(`--members must be 1..${MAX_MEMBERS}, got ${n}`);
+  if (!Number.isInteger(base) || base < 1024 || base + 2 * n > 65535) {
+    throw new Error(`--port-base must leave room for ${2 * n} ports in 1024..65535, got ${base}`);
+  }
+  return Array.from({ length: n }, (_, i) => {
+    const name = `m${i + 1}`;
+    const clientPort = base + 2 * i;
+    return {
+      name,
+      dataDir: join(opts.dataDir, name),
+      clientUrl: `http://${host}:${clientPort}`,
+      peerUrl: `http://${host}:${clientPort + 1}`,
+      endpoint: `${host}:${clientPort}`,
+      logFile: join(opts.dataDir, 'logs', `${name}.log`),
+    };
+  });
+}
+
+/** The etcd command line for one member of the layout. */
+export function memberFlags(member: MemberLayout, layout: MemberLayout[], opts: LocalClusterOptions): string[] {
+  return [
+    '--name', member.name,
+    '--data-dir', member.dataDir,
+    '--listen-client-urls', member.clientUrl,
+    '--advertise-client-urls', member.clientUrl,
+    '--listen-peer-urls', member.peerUrl,
+    '--initial-advertise-peer-urls', member.peerUrl,
+    '--initial-cluster', layout.map((m) => `${m.name}=${m.peerUrl}`).join(','),
+    '--initial-cluster-state', 'new',
+    '--initial-cluster-token', opts.clusterToken ?? 'pilothouse-local',
+    ...(opts.extraFlags ?? []),
+  ];
+}
+
+/** The shell snippet `source DIR/etcdctl.env` reads. */
+export function etcdctlEnv(layout: MemberLayout[]): string {
+  return ['export ETCDCTL_API=3', `export ETCDCTL_ENDPOINTS=${layout.map((m) => m.endpoint).join(',')}`, ''].join('\n');
+}
+
+export class LocalCluster {
+  readonly layout: MemberLayout[];
+  readonly members: Map<string, MemberProcess>;
+
+  constructor(readonly opts: LocalClusterOptions) {
+    this.layout = clusterLayout(opts);
+    this.members = new Map(
+      this.layout.map((m) => [m.name, new MemberProcess(m.name, opts.program, memberFlags(m, this.layout, opts), m.logFile)]),
+    );
+  }
+
+  get endpoints(): string[] {
+    return this.layout.map((m) => m.endpoint);
+  }
+
+  get envFile(): string {
+    return join(this.opts.dataDir, 'etcdctl.env');
+  }
+
+  member(name: string): MemberProcess {
+    const m = this.members.get(name);
+    if (!m) throw new Error(`no member ${name}`);
+    return m;
+  }
+
+  /** Starts every member that is not running and writes DIR/etcdctl.env. */
+  start(): void {
+    mkdirSync(this.opts.dataDir, { recursive: true });
+    writeFileSync(this.envFile, etcdctlEnv(this.layout));
+    for (const m of this.members.values()) if (!m.running) m.start();
+  }
+
+  /** Resolves true once every member answers a linearizable read. */
+  async waitReady(timeoutMs: number): Promise<{ ok: boolean; lastErrors: Map<string, string> }> {
+    return waitForLinearizableReads(this.endpoints, timeoutMs);
+  }
+
+  /** SIGTERM every member at once, SIGKILL stragglers after graceMs. */
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
+    await Promise.all([...this.members.values()].map((m) => m.stop(graceMs)));
+  }
+
+  /** SIGKILL every member (tests' last resort). */
+  killAll(): void {
+    for (const m of this.members.values()) m.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,61 @@
+// E1 check 1: three members started with etcd flags are healthy within 5 s,
+// `member list` shows three started members with the URLs they were given,
+// and `endpoint status` shows exactly one leader and one raft term.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PORTS, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
+import { endpointStatus, etcdctl } from '../harness/etcdctl';
+
+describe(`three-member cluster (${TARGET})`, () => {
+  let tc: TestCluster;
+  let startedAt = 0;
+
+  beforeAll(async () => {
+    startedAt = Date.now();
+    // The cluster object exists before readiness so the 5 s check below
+    // measures from process start, not from the harness's own probe.
+    tc = await startTestCluster(TARGET, PORTS.cluster, 5_000);
+  });
+  afterAll(reapClusters);
+
+  it('reports every endpoint healthy within 5 s of start', async () => {
+    let out = '';
+    while (Date.now() - startedAt < 5_000) {
+      const r = await etcdctl(['endpoint', 'health', '--command-timeout=1s'], { endpoints: tc.endpoints });
+      out = r.stdout + r.stderr;
+      if (r.code === 0) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    for (const ep of tc.endpoints) expect(out).toMatch(new RegExp(`${ep} is healthy: successfully committed proposal: took = `));
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+  });
+
+  it('lists three started members with their URLs', async () => {
+    const r = await etcdctl(['member', 'list', '-w', 'table'], { endpoints: tc.endpoints });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[1]).toMatch(/^\|\s+ID\s+\|\s+STATUS\s+\|\s+NAME\s+\|\s+PEER ADDRS\s+\|\s+CLIENT ADDRS\s+\|\s+IS LEARNER\s+\|$/);
+    const rows = lines.filter((l) => /^\| [0-9a-f]{1,16} /.test(l));
+    expect(rows).toHaveLength(3);
+    for (const m of tc.cluster.layout) {
+      // etcdctl centres table cells, so columns are matched with \s+.
+      const row = rows.find((l) => new RegExp(`\\|\\s+${m.name}\\s+\\|`).test(l));
+      expect(row, m.name).toBeDefined();
+      expect(row).toMatch(new RegExp(`\\|\\s+started\\s+\\|\\s+${m.name}\\s+\\|\\s+${m.peerUrl}\\s+\\|\\s+${m.clientUrl}\\s+\\|\\s+false \\|$`));
+    }
+  });
+
+  it('has exactly one leader and one raft term', async () => {
+    await waitForLeader(tc.endpoints, 3_000);
+    const statuses = await endpointStatus(tc.endpoints);
+    expect(statuses).toHaveLength(3);
+    expect(new Set(statuses.map((s) => s.leader)).size).toBe(1);
+    expect(statuses.filter((s) => s.memberId === s.leader)).toHaveLength(1);
+    expect(new Set(statuses.map((s) => s.raftTerm)).size).toBe(1);
+    const table = await etcdctl(['endpoint', 'status', '-w', 'table'], { endpoints: tc.endpoints });
+    expect(table.code).toBe(0);
+    const rows = table.stdout.split('\n').filter((l) => l.startsWith('| 127.0.0.1:'));
+    expect(rows).toHaveLength(3);
+    expect(rows.filter((l) => /\|\s+true\s+\|\s+false\s+\|/.test(l))).toHaveLength(1);
+  });
+});
