@@ -1,0 +1,599 @@
+// The Raft state machine (etcd-io/raft raft.go): one member's view of the
+// cluster. Input is a tick or a message; output is data — messages queued in
+// `msgs`, entries in the log's unstable tail, read states — which RawNode
+// hands to the driver as a Ready. No timers, no I/O; randomness only from
+// config.random.
+//
+// Each role swaps in its own step and tick functions (becomeFollower,
+// becomePreCandidate, becomeCandidate, becomeLeader). The role-specific step
+// functions live in stepLeader.ts and stepFollower.ts.
+//
+// Invariants:
+// 1. term never decreases; vote is reset only when term changes.
+// 2. A leader only commits entries of its own term by counting replicas.
+// 3. Messages in msgs may leave only after the entries/hard state produced
+//    by the same steps are persisted (RawNode documents the driver's side).
+
+import { CAMPAIGN_TRANSFER, CampaignType } from './campaign';
+import type { Config } from './config';
+import { ErrProposalDropped, RaftPanic } from './errors';
+import { RaftLog } from './raftLog';
+import { ReadOnly } from './readOnly';
+import { stepCandidate, stepFollower } from './stepFollower';
+import { stepLeader } from './stepLeader';
+import { ProgressTracker } from './tracker/progressTracker';
+import { VoteResult } from './quorum/majority';
+import {
+  ConfChangeType,
+  EntryType,
+  MessageType,
+  NONE,
+  ProgressState,
+  ReadOnlyOption,
+  StateType,
+  type ConfChange,
+  type ConfState,
+  type Entry,
+  type HardState,
+  type Index,
+  type Logger,
+  type MemberId,
+  type Message,
+  type RandomInt,
+  type ReadState,
+  type SoftState,
+  type Snapshot,
+  type Term,
+} from './types';
+import { EMPTY_BYTES, bytesEqual, isEmptyHardState, message, payloadSize, sortedIds, voteRespMsgType } from './util';
+
+
+type StepFn = (r: Raft, m: Message) => void;
+
+const silentLogger: Logger = { debug() {}, info() {}, warn() {} };
+
+export class Raft {
+  readonly id: MemberId;
+  term: Term = 0;
+  vote: MemberId = NONE;
+  lead: MemberId = NONE;
+  state = StateType.Follower;
+  isLearner = false;
+
+  readonly raftLog: RaftLog;
+  prs: ProgressTracker;
+  readOnly: ReadOnly;
+  msgs: Message[] = [];
+  readStates: ReadState[] = [];
+  /** ReadIndex requests held until the leader has committed an entry of its term. */
+  pendingReadIndexMessages: Message[] = [];
+
+  /** The member a leadership transfer is handing over to, or NONE. */
+  leadTransferee: MemberId = NONE;
+  /** Index of the last conf change appended by this leader; a new one waits until it is applied. */
+  pendingConfIndex: Index = 0;
+  /** Data bytes appended by this leader and not yet committed. */
+  uncommittedSize = 0;
+
+  readonly maxMsgSize: number;
+  readonly maxUncommittedSize: number;
+  readonly checkQuorum: boolean;
+  readonly preVote: boolean;
+  readonly heartbeatTimeout: number;
+  readonly electionTimeout: number;
+  /** Ticks since the last election timeout reset (leader: since the last CheckQuorum). */
+  electionElapsed = 0;
+  heartbeatElapsed = 0;
+  randomizedElectionTimeout = 0;
+  private readonly random: RandomInt;
+  readonly logger: Logger;
+  private readonly readOnlyOption: ReadOnlyOption;
+
+  private tickFn: () => void = () => this.tickElection();
+  private stepFn: StepFn = stepFollower;
+
+  constructor(c: Config) {
+    if (c.id === NONE) throw new RaftPanic('cannot use none as id');
+    if (c.heartbeatTick <= 0) throw new RaftPanic('heartbeat tick must be greater than 0');
+    if (c.electionTick <= c.heartbeatTick) throw new RaftPanic('election tick must be greater than heartbeat tick');
+    if (c.maxInflightMsgs <= 0) throw new RaftPanic('max inflight messages must be greater than 0');
+    this.id = c.id;
+    this.maxMsgSize = c.maxSizePerMsg;
+    this.maxUncommittedSize = c.maxUncommittedEntriesSize || Infinity;
+    this.checkQuorum = c.checkQuorum;
+    this.preVote = c.preVote;
+    this.heartbeatTimeout = c.heartbeatTick;
+    this.electionTimeout = c.electionTick;
+    this.random = c.random;
+    this.logger = c.logger ?? silentLogger;
+    this.readOnlyOption = c.readOnlyOption ?? ReadOnlyOption.Safe;
+    this.readOnly = new ReadOnly(this.readOnlyOption);
+    this.raftLog = new RaftLog(c.storage, c.maxSizePerMsg);
+    this.prs = new ProgressTracker(c.maxInflightMsgs);
+
+    const { hardState, confState } = c.storage.initialState();
+    this.restoreConfState(confState);
+    if (!isEmptyHardState(hardState)) this.loadState(hardState);
+    if (c.applied) this.raftLog.appliedTo(c.applied);
+    this.becomeFollower(this.term, NONE);
+  }
+
+  // ---- state accessors -------------------------------------------------
+
+  softState(): SoftState {
+    return { lead: this.lead, raftState: this.state };
+  }
+
+  hardState(): HardState {
+    return { term: this.term, vote: this.vote, commit: this.raftLog.committed };
+  }
+
+  private loadState(hs: HardState): void {
+    if (hs.commit < this.raftLog.committed || hs.commit > this.raftLog.lastIndex()) {
+      throw new RaftPanic(`${this.id} state.commit ${hs.commit} is out of range [${this.raftLog.committed}, ${this.raftLog.lastIndex()}]`);
+    }
+    this.raftLog.committed = hs.commit;
+    this.term = hs.term;
+    this.vote = hs.vote;
+  }
+
+  /** Can this member campaign? Voters only, and not while a received snapshot is unpersisted. */
+  promotable(): boolean {
+    const pr = this.prs.progress.get(this.id);
+    return pr !== undefined && !pr.isLearner && !this.raftLog.hasPendingSnapshot();
+  }
+
+  // ---- sending ---------------------------------------------------------
+
+  /** Queues m. Vote messages carry their own term; everything else is stamped with ours (local forwards keep 0). */
+  send(m: Message): void {
+    if (m.from === NONE) m.from = this.id;
+    const t = m.type;
+    if (t === MessageType.Vote || t === MessageType.VoteResp || t === MessageType.PreVote || t === MessageType.PreVoteResp) {
+      if (m.term === 0) throw new RaftPanic(`term should be set when sending ${MessageType[t]}`);
+    } else {
+      if (m.term !== 0) throw new RaftPanic(`term should not be set when sending ${MessageType[t]} (was ${m.term})`);
+      if (t !== MessageType.Prop && t !== MessageType.ReadIndex) m.term = this.term;
+    }
+    this.msgs.push(m);
+  }
+
+  /** Sends the entries `to` is missing (or a snapshot); false when nothing was sent. */
+  maybeSendAppend(to: MemberId, sendIfEmpty: boolean): boolean {
+    const pr = this.prs.progress.get(to);
+    if (!pr || pr.isPaused()) return false;
+    const prevTerm = this.raftLog.term(pr.next - 1);
+    let ents: Entry[] | undefined;
+    try {
+      ents = this.raftLog.entries(pr.next, this.maxMsgSize);
+    } catch {
+      ents = undefined; // compacted: only a snapshot can help
+    }
+    if (ents !== undefined && ents.length === 0 && !sendIfEmpty) return false;
+
+    if (prevTerm === undefined || ents === undefined) {
+      if (!pr.recentActive) return false; // don't ship a snapshot to a member that may be down
+      let snap: Snapshot;
+      try {
+        snap = this.raftLog.snapshot();
+      } catch {
+        return false; // temporarily unavailable: retried on a later heartbeat response
+      }
+      if (snap.metadata.index === 0) throw new RaftPanic('need non-empty snapshot');
+      this.send(message({ type: MessageType.Snap, to, snapshot: snap }));
+      pr.becomeSnapshot(snap.metadata.index);
+      return true;
+    }
+    this.send(message({ type: MessageType.App, to, index: pr.next - 1, logTerm: prevTerm, entries: ents, commit: this.raftLog.committed }));
+    if (ents.length) {
+      const last = ents[ents.length - 1]!.index;
+      if (pr.state === ProgressState.Replicate) {
+        pr.optimisticUpdate(last);
+        pr.inflights.add(last);
+      } else if (pr.state === ProgressState.Probe) {
+        pr.probeSent = true;
+      }
+    }
+    return true;
+  }
+
+  sendAppend(to: MemberId): void {
+    this.maybeSendAppend(to, true);
+  }
+
+  sendHeartbeat(to: MemberId, ctx: Uint8Array | undefined): void {
+    // Never tell a follower to commit past what it is known to hold.
+    const commit = Math.min(this.prs.progress.get(to)?.match ?? 0, this.raftLog.committed);
+    this.send(message({ type: MessageType.Heartbeat, to, commit, context: ctx }));
+  }
+
+  bcastAppend(): void {
+    for (const id of this.prs.progress.keys()) if (id !== this.id) this.sendAppend(id);
+  }
+
+  bcastHeartbeat(): void {
+    this.bcastHeartbeatWithCtx(this.readOnly.lastPendingRequestCtx());
+  }
+
+  bcastHeartbeatWithCtx(ctx: Uint8Array | undefined): void {
+    for (const id of this.prs.progress.keys()) if (id !== this.id) this.sendHeartbeat(id, ctx);
+  }
+
+  sendTimeoutNow(to: MemberId): void {
+    this.send(message({ type: MessageType.TimeoutNow, to }));
+  }
+
+  // ---- log -------------------------------------------------------------
+
+  /** Commits what a majority holds, if that is an entry of this term. */
+  maybeCommit(): boolean {
+    return this.raftLog.maybeCommit(this.prs.committed(), this.term);
+  }
+
+  /** Leader: appends es (stamping term and index); false when the uncommitted tail is full. */
+  appendEntry(es: Entry[]): boolean {
+    let li = this.raftLog.lastIndex();
+    for (const e of es) {
+      e.term = this.term;
+      e.index = ++li;
+    }
+    if (!this.increaseUncommittedSize(es)) return false;
+    li = this.raftLog.append(es);
+    this.prs.progress.get(this.id)?.maybeUpdate(li);
+    this.maybeCommit();
+    return true;
+  }
+
+  private increaseUncommittedSize(es: Entry[]): boolean {
+    const s = payloadSize(es);
+    // An empty tail always accepts one proposal, however large.
+    if (this.uncommittedSize > 0 && s > 0 && this.uncommittedSize + s > this.maxUncommittedSize) return false;
+    this.uncommittedSize += s;
+    return true;
+  }
+
+  reduceUncommittedSize(ents: readonly Entry[]): void {
+    if (this.uncommittedSize === 0) return;
+    this.uncommittedSize = Math.max(0, this.uncommittedSize - payloadSize(ents));
+  }
+
+  committedEntryInCurrentTerm(): boolean {
+    return this.raftLog.term(this.raftLog.committed) === this.term;
+  }
+
+  // ---- roles -----------------------------------------------------------
+
+  private reset(term: Term): void {
+    if (this.term !== term) {
+      this.term = term;
+      this.vote = NONE;
+    }
+    this.lead = NONE;
+    this.electionElapsed = 0;
+    this.heartbeatElapsed = 0;
+    this.randomizedElectionTimeout = this.electionTimeout + this.random(this.electionTimeout);
+    this.abortLeaderTransfer();
+    this.prs.resetVotes();
+    const last = this.raftLog.lastIndex();
+    for (const [id, pr] of this.prs.progress) {
+      pr.becomeProbe();
+      pr.match = id === this.id ? last : 0;
+      pr.next = last + 1;
+      pr.recentActive = false;
+    }
+    this.pendingConfIndex = 0;
+    this.uncommittedSize = 0;
+    this.readOnly = new ReadOnly(this.readOnlyOption);
+  }
+
+  becomeFollower(term: Term, lead: MemberId): void {
+    this.stepFn = stepFollower;
+    this.reset(term);
+    this.tickFn = () => this.tickElection();
+    this.lead = lead;
+    this.state = StateType.Follower;
+    this.pendingReadIndexMessages = [];
+  }
+
+  becomeCandidate(): void {
+    if (this.state === StateType.Leader) throw new RaftPanic('invalid transition [leader -> candidate]');
+    this.stepFn = stepCandidate;
+    this.reset(this.term + 1);
+    this.tickFn = () => this.tickElection();
+    this.vote = this.id;
+    this.state = StateType.Candidate;
+  }
+
+  /** A trial election at term+1 that changes neither term nor vote, so a partitioned member cannot disrupt others. */
+  becomePreCandidate(): void {
+    if (this.state === StateType.Leader) throw new RaftPanic('invalid transition [leader -> pre-candidate]');
+    this.stepFn = stepCandidate;
+    this.prs.resetVotes();
+    this.tickFn = () => this.tickElection();
+    this.lead = NONE;
+    this.state = StateType.PreCandidate;
+  }
+
+  becomeLeader(): void {
+    if (this.state === StateType.Follower) throw new RaftPanic('invalid transition [follower -> leader]');
+    this.stepFn = stepLeader;
+    this.reset(this.term);
+    this.tickFn = () => this.tickHeartbeat();
+    this.lead = this.id;
+    this.state = StateType.Leader;
+    this.prs.progress.get(this.id)?.becomeReplicate();
+    // Any conf change in the uncommitted tail may be pending: be conservative.
+    this.pendingConfIndex = this.raftLog.lastIndex();
+    // The empty entry commits everything before it once a majority holds it.
+    if (!this.appendEntry([{ term: 0, index: 0, type: EntryType.Normal, data: EMPTY_BYTES }])) {
+      throw new RaftPanic('empty entry was dropped');
+    }
+    this.logger.info(`${this.id} became leader at term ${this.term}`);
+  }
+
+  campaign(t: CampaignType): void {
+    if (!this.promotable()) return;
+    let voteMsg: MessageType;
+    let term: Term;
+    if (t === CampaignType.PreElection) {
+      this.becomePreCandidate();
+      voteMsg = MessageType.PreVote;
+      term = this.term + 1; // what we would campaign at; our own term stays
+    } else {
+      this.becomeCandidate();
+      voteMsg = MessageType.Vote;
+      term = this.term;
+    }
+    if (this.poll(this.id, voteRespMsgType(voteMsg), true) === VoteResult.Won) {
+      // Single voter: won already.
+      if (t === CampaignType.PreElection) this.campaign(CampaignType.Election);
+      else this.becomeLeader();
+      return;
+    }
+    const ctx = t === CampaignType.Transfer ? CAMPAIGN_TRANSFER : undefined;
+    for (const id of sortedIds(this.prs.voters)) {
+      if (id === this.id) continue;
+      this.send(
+        message({ type: voteMsg, to: id, term, index: this.raftLog.lastIndex(), logTerm: this.raftLog.lastTerm(), context: ctx }),
+      );
+    }
+  }
+
+  poll(id: MemberId, _t: MessageType, granted: boolean): VoteResult {
+    this.prs.recordVote(id, granted);
+    return this.prs.tallyVotes().result;
+  }
+
+  hup(t: CampaignType): void {
+    if (this.state === StateType.Leader) return;
+    if (!this.promotable()) return;
+    // A committed but unapplied conf change may change who votes: wait for it.
+    if (this.raftLog.committed > this.raftLog.applied) {
+      const ents = this.raftLog.slice(this.raftLog.applied + 1, this.raftLog.committed + 1, Infinity);
+      if (ents.some((e) => e.type === EntryType.ConfChange)) {
+        this.logger.warn(`${this.id} cannot campaign at term ${this.term}: pending configuration changes to apply`);
+        return;
+      }
+    }
+    this.campaign(t);
+  }
+
+  abortLeaderTransfer(): void {
+    this.leadTransferee = NONE;
+  }
+
+  // ---- ticks -----------------------------------------------------------
+
+  tick(): void {
+    this.tickFn();
+  }
+
+  private tickElection(): void {
+    this.electionElapsed++;
+    if (this.promotable() && this.electionElapsed >= this.randomizedElectionTimeout) {
+      this.electionElapsed = 0;
+      this.step(message({ type: MessageType.Hup, from: this.id }));
+    }
+  }
+
+  private tickHeartbeat(): void {
+    this.heartbeatElapsed++;
+    this.electionElapsed++;
+    if (this.electionElapsed >= this.electionTimeout) {
+      this.electionElapsed = 0;
+      if (this.checkQuorum) this.step(message({ type: MessageType.CheckQuorum, from: this.id }));
+      // A transfer that did not finish within an election timeout is abandoned.
+      if (this.state === StateType.Leader && this.leadTransferee !== NONE) this.abortLeaderTransfer();
+    }
+    if (this.state !== StateType.Leader) return;
+    if (this.heartbeatElapsed >= this.heartbeatTimeout) {
+      this.heartbeatElapsed = 0;
+      this.step(message({ type: MessageType.Beat, from: this.id }));
+    }
+  }
+
+  // ---- step ------------------------------------------------------------
+
+  /** Handles a message; term rules first, then the role's step function. */
+  step(m: Message): void {
+    if (m.term === 0) {
+      // local message
+    } else if (m.term > this.term) {
+      if (m.type === MessageType.Vote || m.type === MessageType.PreVote) {
+        const force = bytesEqual(m.context, CAMPAIGN_TRANSFER);
+        const inLease = this.checkQuorum && this.lead !== NONE && this.electionElapsed < this.electionTimeout;
+        // We heard from a leader within the minimum election timeout: ignore
+        // the vote (and do not bump our term), unless the leader asked for it.
+        if (!force && inLease) return;
+      }
+      if (m.type === MessageType.PreVote) {
+        // A pre-vote never changes our term.
+      } else if (m.type === MessageType.PreVoteResp && !m.reject) {
+        // A granted pre-vote answers at the term we will campaign at; the term bumps when we do.
+      } else if (m.type === MessageType.App || m.type === MessageType.Heartbeat || m.type === MessageType.Snap) {
+        this.becomeFollower(m.term, m.from);
+      } else {
+        this.becomeFollower(m.term, NONE);
+      }
+    } else if (m.term < this.term) {
+      if ((this.checkQuorum || this.preVote) && (m.type === MessageType.Heartbeat || m.type === MessageType.App)) {
+        // A stale leader (e.g. after a partition) learns the new term from this
+        // response and steps down; without it, it would never hear of it
+        // because our pre-votes/lease keep us from bumping its term.
+        this.send(message({ type: MessageType.AppResp, to: m.from }));
+      } else if (m.type === MessageType.PreVote) {
+        this.send(message({ type: MessageType.PreVoteResp, to: m.from, term: this.term, reject: true }));
+      }
+      return;
+    }
+
+    switch (m.type) {
+      case MessageType.Hup:
+        this.hup(this.preVote ? CampaignType.PreElection : CampaignType.Election);
+        return;
+      case MessageType.Vote:
+      case MessageType.PreVote: {
+        const canVote =
+          this.vote === m.from ||
+          (this.vote === NONE && this.lead === NONE) ||
+          (m.type === MessageType.PreVote && m.term > this.term);
+        if (canVote && this.raftLog.isUpToDate(m.index, m.logTerm)) {
+          // Answer at the request's term: for a pre-vote our own term is lower.
+          this.send(message({ type: voteRespMsgType(m.type), to: m.from, term: m.term }));
+          if (m.type === MessageType.Vote) {
+            this.electionElapsed = 0;
+            this.vote = m.from;
+          }
+        } else {
+          this.send(message({ type: voteRespMsgType(m.type), to: m.from, term: this.term, reject: true }));
+        }
+        return;
+      }
+      default:
+        this.stepFn(this, m);
+    }
+  }
+
+  // ---- followers' handlers -------------------------------------------
+
+  handleAppendEntries(m: Message): void {
+    if (m.index < this.raftLog.committed) {
+      this.send(message({ type: MessageType.AppResp, to: m.from, index: this.raftLog.committed }));
+      return;
+    }
+    const lastNew = this.raftLog.maybeAppend(m.index, m.logTerm, m.commit, m.entries);
+    if (lastNew !== undefined) {
+      this.send(message({ type: MessageType.AppResp, to: m.from, index: lastNew }));
+      return;
+    }
+    // Reject with a hint: the last index whose term is ≤ the probed term, so
+    // the leader can skip a whole conflicting term in one round trip.
+    const hint = Math.min(m.index, this.raftLog.lastIndex());
+    const [hintIndex, hintTerm] = this.raftLog.findConflictByTerm(hint, m.logTerm);
+    this.send(message({ type: MessageType.AppResp, to: m.from, index: m.index, reject: true, rejectHint: hintIndex, logTerm: hintTerm }));
+  }
+
+  handleHeartbeat(m: Message): void {
+    this.raftLog.commitTo(m.commit);
+    this.send(message({ type: MessageType.HeartbeatResp, to: m.from, context: m.context }));
+  }
+
+  handleSnapshot(m: Message): void {
+    const s = m.snapshot!;
+    if (this.restore(s)) {
+      this.send(message({ type: MessageType.AppResp, to: m.from, index: this.raftLog.lastIndex() }));
+    } else {
+      this.send(message({ type: MessageType.AppResp, to: m.from, index: this.raftLog.committed }));
+    }
+  }
+
+  /** Installs a snapshot from the leader; false if it is stale or our log already covers it. */
+  restore(s: Snapshot): boolean {
+    const meta = s.metadata;
+    if (meta.index <= this.raftLog.committed) return false;
+    if (this.state !== StateType.Follower) {
+      // Only a leader sends snapshots, and a leader exists at our term only if we follow it.
+      this.becomeFollower(this.term + 1, NONE);
+      return false;
+    }
+    const cs = meta.confState;
+    if (!cs.voters.includes(this.id) && !cs.learners.includes(this.id)) {
+      this.logger.warn(`${this.id} ignores snapshot ${meta.index}: not in its configuration`);
+      return false;
+    }
+    if (this.raftLog.matchTerm(meta.index, meta.term)) {
+      // We hold the entry: just fast-forward the commit.
+      this.raftLog.commitTo(meta.index);
+      return false;
+    }
+    this.raftLog.restore(s);
+    this.prs = new ProgressTracker(this.prs.maxInflight);
+    this.restoreConfState(cs);
+    return true;
+  }
+
+  // ---- configuration ---------------------------------------------------
+
+  private restoreConfState(cs: ConfState): void {
+    const last = this.raftLog.lastIndex();
+    for (const id of cs.voters) this.prs.applyConfChange({ type: ConfChangeType.AddNode, nodeId: id, context: EMPTY_BYTES }, last);
+    for (const id of cs.learners) {
+      this.prs.applyConfChange({ type: ConfChangeType.AddLearnerNode, nodeId: id, context: EMPTY_BYTES }, last);
+    }
+    const pr = this.prs.progress.get(this.id);
+    if (pr) pr.match = Math.max(pr.match, last);
+    this.isLearner = pr?.isLearner ?? false;
+  }
+
+  /** Applies a committed conf change to the tracker (idempotent) and returns the new configuration. */
+  applyConfChange(cc: ConfChange): ConfState {
+    this.prs.applyConfChange(cc, this.raftLog.lastIndex());
+    const cs = this.prs.confState();
+    const pr = this.prs.progress.get(this.id);
+    this.isLearner = pr?.isLearner ?? false;
+    if (!pr || this.isLearner) return cs; // a removed or demoted member stops counting itself
+    if (this.state !== StateType.Leader || cs.voters.length === 0) return cs;
+    // The quorum changed: maybe more is committed now; new members need their log.
+    if (this.maybeCommit()) {
+      this.releasePendingReadIndexMessages();
+      this.bcastAppend();
+    } else {
+      for (const id of this.prs.progress.keys()) if (id !== this.id) this.maybeSendAppend(id, false);
+    }
+    if (this.leadTransferee !== NONE && !this.prs.voters.has(this.leadTransferee)) this.abortLeaderTransfer();
+    return cs;
+  }
+
+  // ---- ReadIndex ---------------------------------------------------------
+
+  /** Answers a ReadIndex request at `readIndex`: locally (our own request) or with a ReadIndexResp. */
+  respondToReadIndex(req: Message, readIndex: Index): void {
+    if (req.from === NONE || req.from === this.id) {
+      this.readStates.push({ index: readIndex, requestCtx: req.entries[0]!.data });
+      return;
+    }
+    this.send(message({ type: MessageType.ReadIndexResp, to: req.from, index: readIndex, entries: req.entries }));
+  }
+
+  sendReadIndexResponse(m: Message): void {
+    if (this.readOnly.option === ReadOnlyOption.Safe) {
+      const ctx = m.entries[0]!.data;
+      this.readOnly.addRequest(this.raftLog.committed, m);
+      this.readOnly.recvAck(this.id, ctx);
+      this.bcastHeartbeatWithCtx(ctx);
+    } else {
+      this.respondToReadIndex(m, this.raftLog.committed);
+    }
+  }
+
+  releasePendingReadIndexMessages(): void {
+    if (this.pendingReadIndexMessages.length === 0 || !this.committedEntryInCurrentTerm()) return;
+    const held = this.pendingReadIndexMessages;
+    this.pendingReadIndexMessages = [];
+    for (const m of held) this.sendReadIndexResponse(m);
+  }
+
+  dropProposal(): never {
+    throw new ErrProposalDropped();
+  }
+}
