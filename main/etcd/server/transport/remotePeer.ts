@@ -61,6 +61,8 @@ export class RemotePeer {
   /** ms since epoch of the last sign of life from this peer (0 = none). */
   lastActive = 0;
   private reportedDown = false;
+  /** Which URL each stream's current call went to, so two failing streams rotate once. */
+  private readonly callUrl: Record<StreamType, number> = { message: 0, app: 0 };
   private stopped = false;
 
   constructor(
@@ -142,6 +144,7 @@ export class RemotePeer {
   }
 
   private openStream(type: StreamType, onEnd: (err: ServiceError | null) => void) {
+    this.callUrl[type] = this.urlIndex;
     return this.currentClient().makeClientStreamRequest<Uint8Array, Buffer>(
       STREAM_PATH,
       serializeBytes,
@@ -167,7 +170,7 @@ export class RemotePeer {
   private onStreamEnded(type: StreamType, err: ServiceError | null, wasAccepted: boolean, lost: number): void {
     if (this.stopped) return;
     this.ctx.unreachable(this.id);
-    if (!wasAccepted && this.urls.length > 1) {
+    if (!wasAccepted && this.urls.length > 1 && this.callUrl[type] === this.urlIndex) {
       // Could not get through on this URL: try the next one.
       this.urlIndex = (this.urlIndex + 1) % this.urls.length;
       this.closeClient();
