@@ -77,6 +77,10 @@ export class OutboundStream {
     return this.state === 'open' && this.accepted;
   }
 
+  get inBackoff(): boolean {
+    return this.state === 'backoff';
+  }
+
   get queued(): number {
     return this.queue.length;
   }

@@ -149,6 +149,7 @@ export class PeerTransport {
   private deliver(from: MemberId, m: Message): void {
     if (this.stopped) return;
     this.heard.set(from, Date.now());
+    this.peers.get(from)?.wake();
     try {
       this.opts.onMessage(m);
     } catch (e) {

@@ -61,8 +61,9 @@ export class RemotePeer {
   /** ms since epoch of the last sign of life from this peer (0 = none). */
   lastActive = 0;
   private reportedDown = false;
-  /** Which URL each stream's current call went to, so two failing streams rotate once. */
-  private readonly callUrl: Record<StreamType, number> = { message: 0, app: 0 };
+  /** The channel each stream's current call went out on, so two failing streams act once. */
+  private readonly callClient: Record<StreamType, Client | undefined> = { message: undefined, app: undefined };
+  private lastWake = 0;
   private stopped = false;
 
   constructor(
@@ -109,6 +110,20 @@ export class RemotePeer {
     if (reconnect && !this.stopped) this.start();
   }
 
+  /**
+   * We just heard from this peer: if a stream to it is waiting out a backoff,
+   * retry now rather than up to 2 s later (a restarted member is reachable
+   * the moment it talks to us). At most every 100 ms.
+   */
+  wake(): void {
+    const now = Date.now();
+    if (this.stopped || now - this.lastWake < 100) return;
+    if (!this.streams.message.inBackoff && !this.streams.app.inBackoff) return;
+    this.lastWake = now;
+    if (this.streams.message.inBackoff) this.streams.message.restart();
+    if (this.streams.app.inBackoff) this.streams.app.restart();
+  }
+
   get connected(): boolean {
     return this.streams.message.isAccepted;
   }
@@ -144,8 +159,9 @@ export class RemotePeer {
   }
 
   private openStream(type: StreamType, onEnd: (err: ServiceError | null) => void) {
-    this.callUrl[type] = this.urlIndex;
-    return this.currentClient().makeClientStreamRequest<Uint8Array, Buffer>(
+    const client = this.currentClient();
+    this.callClient[type] = client;
+    return client.makeClientStreamRequest<Uint8Array, Buffer>(
       STREAM_PATH,
       serializeBytes,
       deserializeBytes,
@@ -170,8 +186,10 @@ export class RemotePeer {
   private onStreamEnded(type: StreamType, err: ServiceError | null, wasAccepted: boolean, lost: number): void {
     if (this.stopped) return;
     this.ctx.unreachable(this.id);
-    if (!wasAccepted && this.urls.length > 1 && this.callUrl[type] === this.urlIndex) {
-      // Could not get through on this URL: try the next one.
+    if (!wasAccepted && this.callClient[type] === this.client) {
+      // Could not get through: the next attempt goes to the next URL, on a
+      // fresh channel, so that our backoff alone paces retries (a channel in
+      // TRANSIENT_FAILURE fails every call until its own backoff expires).
       this.urlIndex = (this.urlIndex + 1) % this.urls.length;
       this.closeClient();
     }
