@@ -1,0 +1,262 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EntryType, MessageType, type MemberId, type Message } from '../../../../../main/etcd/raft/types';
+import { PeerTransport, STREAM_QUEUE_LIMIT } from '../../../../../main/etcd/server/transport';
+
+const CLUSTER = 0xcdf818194e3a8c32n;
+const ID1 = 0x8e9e05c52164694dn;
+const ID2 = 0x91bc3c398fb3c146n;
+const ID3 = 0xfd422379fda50e48n;
+
+interface Member {
+  id: MemberId;
+  t: PeerTransport;
+  got: Message[];
+  unreachable: MemberId[];
+  snapStatus: { id: MemberId; ok: boolean }[];
+  logs: string[];
+  url: string;
+}
+
+const live: PeerTransport[] = [];
+const rawServers: { server: Server; sockets: Set<Socket> }[] = [];
+
+afterEach(async () => {
+  await Promise.all(live.splice(0).map((t) => t.stop()));
+  for (const r of rawServers.splice(0)) {
+    for (const s of r.sockets) s.destroy();
+    await new Promise((res) => r.server.close(res));
+  }
+});
+
+async function member(id: MemberId, opts: { port?: number; clusterId?: bigint } = {}): Promise<Member> {
+  const m = { id, got: [], unreachable: [], snapStatus: [], logs: [] } as unknown as Member;
+  m.t = new PeerTransport({
+    localId: id,
+    clusterId: opts.clusterId ?? CLUSTER,
+    listenUrls: [`http://127.0.0.1:${opts.port ?? 0}`],
+    onMessage: (msg) => m.got.push(msg),
+    onUnreachable: (pid) => m.unreachable.push(pid),
+    onSnapshotStatus: (pid, ok) => m.snapStatus.push({ id: pid, ok }),
+    log: (line) => m.logs.push(line),
+  });
+  live.push(m.t);
+  await m.t.start();
+  m.url = `http://127.0.0.1:${m.t.boundPorts[0]}`;
+  return m;
+}
+
+function connect(...ms: Member[]): void {
+  for (const a of ms) for (const b of ms) if (a !== b) a.t.addPeer(b.id, [b.url]);
+}
+
+function msg(from: MemberId, to: MemberId, over: Partial<Message> = {}): Message {
+  return {
+    type: MessageType.Heartbeat, to, from, term: 1, logTerm: 0, index: 0,
+    entries: [], commit: 0, reject: false, rejectHint: 0, ...over,
+  };
+}
+
+async function waitFor(what: string, cond: () => boolean, ms = 8000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+describe('PeerTransport', () => {
+  it('delivers messages between three members in order per sender', async () => {
+    const [a, b, c] = [await member(ID1), await member(ID2), await member(ID3)];
+    connect(a, b, c);
+    const N = 300;
+    for (let i = 1; i <= N; i++) {
+      // Several send() calls, each mixing destinations, as a Ready would.
+      a.t.send([msg(ID1, ID2, { commit: i }), msg(ID1, ID3, { commit: i })]);
+      if (i % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    c.t.send([msg(ID3, ID2, { type: MessageType.VoteResp, term: 9 })]);
+    await waitFor('all heartbeats', () => b.got.length === N + 1 && c.got.length === N);
+    const fromA = b.got.filter((m) => m.from === ID1).map((m) => m.commit);
+    expect(fromA).toEqual(Array.from({ length: N }, (_, i) => i + 1));
+    expect(c.got.map((m) => m.commit)).toEqual(Array.from({ length: N }, (_, i) => i + 1));
+    expect(b.got.find((m) => m.from === ID3)).toMatchObject({ type: MessageType.VoteResp, term: 9, to: ID2 });
+    expect(a.unreachable).toEqual([]);
+    expect(a.t.activeSince(ID2)).toBeGreaterThan(0);
+    expect(b.t.activeSince(ID1)).toBeGreaterThan(0);
+    expect(a.t.activeSince(0x1234n)).toBe(0);
+  });
+
+  it('keeps appends in order and lets a heartbeat overtake a large append batch', async () => {
+    const [a, b] = [await member(ID1), await member(ID2)];
+    connect(a, b);
+    await waitFor('streams up', () => a.t.isConnected(ID2));
+    const MiB = new Uint8Array(1024 * 1024).fill(7);
+    const apps = Array.from({ length: 24 }, (_, i) =>
+      msg(ID1, ID2, { type: MessageType.App, index: i, entries: [{ term: 1, index: i + 1, type: EntryType.Normal, data: MiB }] }),
+    );
+    a.t.send([...apps, msg(ID1, ID2, { commit: 99 })]);
+    await waitFor('appends', () => b.got.length === 25, 20000);
+    const order = b.got.map((m) => (m.type === MessageType.App ? m.index : 'hb'));
+    expect(order.filter((x) => x !== 'hb')).toEqual(apps.map((m) => m.index));
+    expect(order.indexOf('hb')).toBeLessThan(order.length - 1);
+    expect(b.got.at(-1)!.entries[0]!.data.byteLength).toBe(MiB.byteLength);
+  });
+
+  it('drops messages to unknown peers and reports a peer that is down, then reconnects when it comes up', async () => {
+    const a = await member(ID1);
+    const port = await freePort();
+    a.t.send([msg(ID1, ID3)]); // unknown: dropped, no report
+    a.t.addPeer(ID2, [`http://127.0.0.1:${port}`]);
+    a.t.send([msg(ID1, ID2, { commit: 1 })]);
+    await waitFor('unreachable report', () => a.unreachable.includes(ID2));
+    expect(a.unreachable.every((id) => id === ID2)).toBe(true);
+    expect(a.logs.some((l) => l.includes('unknown remote peer target'))).toBe(true);
+    expect(a.t.isConnected(ID2)).toBe(false);
+
+    // Let the backoff grow a little, then bring the peer up on the same port.
+    await new Promise((r) => setTimeout(r, 400));
+    const b = await member(ID2, { port });
+    b.t.addPeer(ID1, [a.url]);
+    await waitFor('reconnect', () => a.t.isConnected(ID2), 10000);
+    a.t.send([msg(ID1, ID2, { commit: 2 }), msg(ID1, ID2, { commit: 3 })]);
+    await waitFor('later messages', () => b.got.some((m) => m.commit === 3));
+    expect(b.got.map((m) => m.commit).filter((c) => c >= 2)).toEqual([2, 3]);
+  });
+
+  it('retries at once when a peer in long backoff talks to us', async () => {
+    const a = await member(ID1);
+    const port = await freePort();
+    a.t.addPeer(ID2, [`http://127.0.0.1:${port}`]);
+    // Five failed attempts per stream: the next retry is 1.6 s or more away.
+    await waitFor('backoff grown', () => a.unreachable.length >= 10, 10000);
+    const b = await member(ID2, { port });
+    b.t.addPeer(ID1, [a.url]);
+    b.t.send([msg(ID2, ID1, { type: MessageType.HeartbeatResp })]);
+    await waitFor('heard from b', () => a.got.length === 1);
+    const heardAt = Date.now();
+    await waitFor('reconnect', () => a.t.isConnected(ID2));
+    expect(Date.now() - heardAt).toBeLessThan(500);
+  });
+
+  it('reports unreachable and reconnects after the peer restarts', async () => {
+    const [a, b] = [await member(ID1), await member(ID2)];
+    connect(a, b);
+    await waitFor('up', () => a.t.isConnected(ID2));
+    const port = b.t.boundPorts[0]!;
+    await b.t.stop();
+    await waitFor('down noticed', () => !a.t.isConnected(ID2) && a.unreachable.includes(ID2));
+    expect(a.logs.some((l) => l.includes('became inactive'))).toBe(true);
+    const b2 = await member(ID2, { port });
+    await waitFor('back up', () => a.t.isConnected(ID2), 10000);
+    a.t.send([msg(ID1, ID2, { commit: 5 })]);
+    await waitFor('delivered', () => b2.got.some((m) => m.commit === 5));
+  });
+
+  it('bounds the queue of a peer that accepts connections but never answers', async () => {
+    const sockets = new Set<Socket>();
+    const server = createServer((s) => {
+      sockets.add(s);
+      s.on('error', () => {});
+    });
+    rawServers.push({ server, sockets });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const a = await member(ID1);
+    a.t.addPeer(ID2, [`http://127.0.0.1:${(server.address() as { port: number }).port}`]);
+    a.t.send([msg(ID1, ID2)]); // in flight (never completes)
+    const extra = 1000;
+    const burst = Array.from({ length: STREAM_QUEUE_LIMIT + extra }, (_, i) => msg(ID1, ID2, { commit: i }));
+    a.t.send(burst);
+    expect(a.t.queuedFor(ID2)).toBe(STREAM_QUEUE_LIMIT);
+    expect(a.unreachable.length).toBe(extra);
+    a.t.send(burst);
+    expect(a.t.queuedFor(ID2)).toBe(STREAM_QUEUE_LIMIT);
+    expect(a.unreachable.length).toBe(extra + burst.length);
+  });
+
+  it('rejects a peer from another cluster', async () => {
+    const a = await member(ID1);
+    const b = await member(ID2, { clusterId: 0x1111n });
+    connect(a, b);
+    a.t.send([msg(ID1, ID2, { commit: 1 })]);
+    await waitFor('mismatch logged', () => b.logs.some((l) => l.includes('request cluster ID mismatch')));
+    await waitFor('sender told', () => a.logs.some((l) => l.includes('ignored by remote peer') && l.includes('cluster ID mismatch')));
+    await waitFor('unreachable', () => a.unreachable.includes(ID2));
+    expect(a.t.isConnected(ID2)).toBe(false);
+    expect(b.got).toEqual([]);
+    expect(a.got).toEqual([]);
+  });
+
+  it('delivers a 5 MB snapshot beside small messages and reports its status', async () => {
+    const [a, b] = [await member(ID1), await member(ID2)];
+    connect(a, b);
+    const data = new Uint8Array(5 * 1024 * 1024);
+    for (let i = 0; i < data.length; i += 4096) data[i] = i & 0xff;
+    const snap = msg(ID1, ID2, {
+      type: MessageType.Snap, term: 3,
+      snapshot: { data, metadata: { index: 5000, term: 3, confState: { voters: [ID1, ID2], learners: [] } } },
+    });
+    a.t.send([snap, msg(ID1, ID2, { commit: 1 }), msg(ID1, ID2, { commit: 2 })]);
+    await waitFor('snapshot status', () => a.snapStatus.length === 1, 20000);
+    expect(a.snapStatus).toEqual([{ id: ID2, ok: true }]);
+    await waitFor('heartbeats', () => b.got.filter((m) => m.type === MessageType.Heartbeat).length === 2);
+    const got = b.got.find((m) => m.type === MessageType.Snap)!;
+    expect(got.snapshot!.metadata).toEqual(snap.snapshot!.metadata);
+    expect(Buffer.compare(Buffer.from(got.snapshot!.data), Buffer.from(data))).toBe(0);
+  });
+
+  it('reports a failed snapshot to a peer that is down', async () => {
+    const a = await member(ID1);
+    a.t.addPeer(ID2, [`http://127.0.0.1:${await freePort()}`]);
+    a.t.send([msg(ID1, ID2, { type: MessageType.Snap, snapshot: { data: new Uint8Array(10), metadata: { index: 1, term: 1, confState: { voters: [], learners: [] } } } })]);
+    await waitFor('snapshot failure', () => a.snapStatus.length === 1);
+    expect(a.snapStatus).toEqual([{ id: ID2, ok: false }]);
+    expect(a.unreachable).toContain(ID2);
+  });
+
+  it('tries a peer\'s next URL when one is dead, and follows updatePeer', async () => {
+    const [a, b] = [await member(ID1), await member(ID2)];
+    a.t.addPeer(ID2, [`http://127.0.0.1:${await freePort()}`, b.url]);
+    await waitFor('connected via the second URL', () => a.t.isConnected(ID2), 10000);
+    a.t.send([msg(ID1, ID2, { commit: 1 })]);
+    await waitFor('delivered', () => b.got.length === 1);
+
+    const c = await member(ID2); // same id, new address: the member moved
+    a.t.updatePeer(ID2, [c.url]);
+    await waitFor('connected to the new URL', () => a.t.isConnected(ID2), 10000);
+    a.t.send([msg(ID1, ID2, { commit: 2 })]);
+    await waitFor('delivered to new address', () => c.got.length === 1);
+    expect(b.got.map((m) => m.commit)).toEqual([1]);
+
+    a.t.removePeer(ID2);
+    const before = a.unreachable.length;
+    a.t.send([msg(ID1, ID2, { commit: 3 })]);
+    expect(a.t.activeSince(ID2)).toBe(0);
+    expect(a.unreachable.length).toBe(before);
+  });
+
+  it('stop() releases every socket, server and timer it created', async () => {
+    const kinds = ['TCPSocketWrap', 'TCPServerWrap', 'Timeout'];
+    const count = () => process.getActiveResourcesInfo().filter((k) => kinds.includes(k)).length;
+    const baseline = count();
+    const [a, b] = [await member(ID1), await member(ID2)];
+    a.t.addPeer(ID2, [b.url]);
+    b.t.addPeer(ID1, [a.url]);
+    a.t.addPeer(ID3, [`http://127.0.0.1:${await freePort()}`]); // down: in backoff
+    await waitFor('up', () => a.t.isConnected(ID2) && b.t.isConnected(ID1));
+    a.t.send([msg(ID1, ID2)]);
+    expect(count()).toBeGreaterThan(baseline);
+    await Promise.all(live.splice(0).map((t) => t.stop()));
+    await waitFor('handles released', () => count() <= baseline, 5000);
+    a.t.send([msg(ID1, ID2)]); // after stop: ignored, no new handles
+    expect(count()).toBeLessThanOrEqual(baseline);
+  });
+});
