@@ -76,6 +76,7 @@ import {
   preallocate,
   segmentName,
   writeAllAt,
+  writeAllAtSync,
 } from './segment';
 
 export type { WalSnapshotRef } from './record';
@@ -302,7 +303,7 @@ export class Wal {
 
   private async append(enc: BatchEncoder, sync: boolean): Promise<void> {
     const { bytes, crc } = enc.finish(this.crc);
-    await writeAllAt(this.fd, bytes, this.offset);
+    writeAllAtSync(this.fd, bytes, this.offset);
     if (sync) await fdatasync(this.fd);
     this.offset += bytes.length;
     this.crc = crc;
