@@ -1,11 +1,30 @@
-import { resolve } from 'node:path';
+import { chmodSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
 
+// `pilothouse` (package.json bin → out/main/cli.js) must start with a shebang
+// and be executable so `npx pilothouse` works. Added after every other
+// transform (electron-vite injects code at the top of ESM chunks).
+function cliShebang(): Plugin {
+  return {
+    name: 'pilothouse-cli-shebang',
+    enforce: 'post',
+    generateBundle(_options, bundle) {
+      const cli = bundle['cli.js'];
+      if (cli?.type === 'chunk' && !cli.code.startsWith('#!')) cli.code = `#!/usr/bin/env node\n${cli.code}`;
+    },
+    writeBundle(options) {
+      if (options.dir) chmodSync(join(options.dir, 'cli.js'), 0o755);
+    },
+  };
+}
 // Three builds: the main process (the Electron entry and the `pilothouse`
 // command share code through out/main/chunks), the preload, and the renderer.
 export default defineConfig({
   main: {
+    plugins: [cliShebang()],
     build: {
       outDir: 'out/main',
       rollupOptions: {
@@ -21,7 +40,11 @@ export default defineConfig({
   preload: {
     build: {
       outDir: 'out/preload',
-      rollupOptions: { input: { index: resolve('preload/index.ts') } },
+      rollupOptions: {
+        input: { index: resolve('preload/index.ts') },
+        // Sandboxed renderers load only CommonJS preloads.
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
     },
   },
   renderer: {

@@ -1,0 +1,96 @@
+// `pilothouse up`: prints the ready line once all members serve linearizable
+// reads, writes an etcdctl.env that etcdctl works with, stops every member on
+// SIGTERM and exits 0, and a second `up` on the same directory resumes the
+// same cluster with its data.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { CLI_JS, PORTS } from '../harness/cluster';
+
+interface UpRun {
+  child: ChildProcess;
+  output: () => string;
+  memberPids: number[];
+}
+
+const running = new Set<ChildProcess>();
+const memberPids = new Set<number>();
+const dir = mkdtempSync(join(tmpdir(), 'pilothouse-up-'));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startUp(): Promise<UpRun> {
+  const child = spawn(process.execPath, [CLI_JS, 'up', '--data-dir', dir, '--port-base', String(PORTS.up)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const deadline = Date.now() + 30_000;
+  while (!out.includes('pilothouse: cluster ready (3 members)') && Date.now() < deadline && child.exitCode === null) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const pids = [...out.matchAll(/m\d pid (\d+)/g)].map((m) => Number(m[1]));
+  for (const p of pids) memberPids.add(p);
+  expect(out, 'up output').toContain('pilothouse: cluster ready (3 members)');
+  return { child, output: () => out, memberPids: pids };
+}
+
+async function stopUp(run: UpRun): Promise<number | null> {
+  const exited = new Promise<number | null>((r) => run.child.once('exit', (code) => r(code)));
+  run.child.kill('SIGTERM');
+  const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 25_000))]);
+  running.delete(run.child);
+  if (code === 'timeout') throw new Error('pilothouse up did not exit within 25 s of SIGTERM');
+  return code;
+}
+
+function ctlWithEnvFile(args: string): { stdout: string; stderr: string; status: number | null } {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ETCDCTL_')));
+  const r = spawnSync('bash', ['-c', `source ${join(dir, 'etcdctl.env')} && etcdctl ${args}`], { env, encoding: 'utf8', timeout: 15_000 });
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+}
+
+afterEach(() => {
+  for (const c of running) c.kill('SIGKILL');
+  running.clear();
+});
+afterAll(() => {
+  for (const pid of memberPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('pilothouse up', () => {
+  it('runs a ready cluster, stops it on SIGTERM, and resumes it', async () => {
+    const first = await startUp();
+    expect(first.memberPids).toHaveLength(3);
+    const env = readFileSync(join(dir, 'etcdctl.env'), 'utf8');
+    expect(env).toBe(
+      `export ETCDCTL_API=3\nexport ETCDCTL_ENDPOINTS=127.0.0.1:${PORTS.up},127.0.0.1:${PORTS.up + 2},127.0.0.1:${PORTS.up + 4}\n`,
+    );
+    const put = ctlWithEnvFile('put survives restart');
+    expect(put.stdout + put.stderr).toBe('OK\n');
+    const list = ctlWithEnvFile('member list');
+    expect(list.stdout.trim().split('\n')).toHaveLength(3);
+
+    expect(await stopUp(first)).toBe(0);
+    for (const pid of first.memberPids) expect(alive(pid), `member pid ${pid} still running`).toBe(false);
+    expect(readFileSync(join(dir, 'logs', 'm1.log'), 'utf8')).toContain('ready to serve client requests');
+
+    const second = await startUp();
+    const get = ctlWithEnvFile('get survives --print-value-only');
+    expect(get.stdout).toBe('restart\n');
+    expect(await stopUp(second)).toBe(0);
+  });
+});
