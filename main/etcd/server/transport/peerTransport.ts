@@ -35,6 +35,8 @@ export class PeerTransport {
   private readonly heard = new Map<MemberId, number>();
   private readonly server: PeerServer;
   private readonly log: (line: string) => void;
+  /** Peers with an unreachable report due; reported once per microtask turn. */
+  private readonly unreachableDue = new Set<MemberId>();
   private running = false;
   private stopped = false;
 
@@ -66,23 +68,33 @@ export class PeerTransport {
     for (const p of this.peers.values()) p.start();
   }
 
-  /** Adds (or, if known, re-points) a member; its streams open at once (or at start()). */
+  /** Adds (or, if known, re-points) a member; its streams open at once (or at start()). Bad URLs are logged, never thrown. */
   addPeer(id: MemberId, urls: string[]): void {
     if (this.stopped || id === this.opts.localId) return;
     if (this.peers.has(id)) {
       this.updatePeer(id, urls);
       return;
     }
-    const peer = new RemotePeer(id, urls, {
+    let peer: RemotePeer;
+    try {
+      peer = this.newPeer(id, urls);
+    } catch (e) {
+      this.log(`cannot add peer ${idToHex(id)}: ${(e as Error).message}`);
+      return;
+    }
+    this.peers.set(id, peer);
+    if (this.running) peer.start();
+  }
+
+  private newPeer(id: MemberId, urls: string[]): RemotePeer {
+    return new RemotePeer(id, urls, {
       localId: this.opts.localId,
       clusterId: this.opts.clusterId,
       tls: this.opts.tls,
       log: this.log,
-      unreachable: (pid) => this.opts.onUnreachable?.(pid),
+      unreachable: (pid) => this.reportUnreachable(pid),
       snapshotStatus: (pid, ok) => this.opts.onSnapshotStatus?.(pid, ok),
     });
-    this.peers.set(id, peer);
-    if (this.running) peer.start();
   }
 
   updatePeer(id: MemberId, urls: string[]): void {
@@ -91,7 +103,11 @@ export class PeerTransport {
       this.addPeer(id, urls);
       return;
     }
-    peer.update(urls, this.running);
+    try {
+      peer.update(urls, this.running);
+    } catch (e) {
+      this.log(`cannot update peer ${idToHex(id)}: ${(e as Error).message}; keeping its old URLs`);
+    }
   }
 
   removePeer(id: MemberId): void {
@@ -113,7 +129,7 @@ export class PeerTransport {
         continue;
       }
       if (!this.running) {
-        this.opts.onUnreachable?.(m.to);
+        this.reportUnreachable(m.to);
         continue;
       }
       peer.enqueue(m);
@@ -144,6 +160,30 @@ export class PeerTransport {
     for (const p of this.peers.values()) p.stop();
     this.peers.clear();
     this.server.stop();
+  }
+
+  /**
+   * Reports reach the server after the current call returns (as etcd's
+   * ReportUnreachable goes through a channel): send() is called in the
+   * middle of a Ready cycle, and a thousand drops make one report.
+   */
+  private reportUnreachable(id: MemberId): void {
+    if (!this.opts.onUnreachable || this.unreachableDue.has(id)) return;
+    if (this.unreachableDue.size === 0) queueMicrotask(() => this.flushUnreachable());
+    this.unreachableDue.add(id);
+  }
+
+  private flushUnreachable(): void {
+    const ids = [...this.unreachableDue];
+    this.unreachableDue.clear();
+    if (this.stopped) return;
+    for (const id of ids) {
+      try {
+        this.opts.onUnreachable?.(id);
+      } catch (e) {
+        this.log(`unreachable handler failed for ${idToHex(id)}: ${(e as Error).message}`);
+      }
+    }
   }
 
   private deliver(from: MemberId, m: Message): void {

@@ -136,8 +136,9 @@ describe('PeerTransport', () => {
     const a = await member(ID1);
     const port = await freePort();
     a.t.addPeer(ID2, [`http://127.0.0.1:${port}`]);
-    // Five failed attempts per stream: the next retry is 1.6 s or more away.
-    await waitFor('backoff grown', () => a.unreachable.length >= 10, 10000);
+    // Attempts at 0, 0.1, 0.3, 0.7 and 1.5 s: at 1.7 s the next is 1.4 s away.
+    await new Promise((r) => setTimeout(r, 1700));
+    expect(a.unreachable.length).toBeGreaterThanOrEqual(4);
     const b = await member(ID2, { port });
     b.t.addPeer(ID1, [a.url]);
     b.t.send([msg(ID2, ID1, { type: MessageType.HeartbeatResp })]);
@@ -172,14 +173,26 @@ describe('PeerTransport', () => {
     const a = await member(ID1);
     a.t.addPeer(ID2, [`http://127.0.0.1:${(server.address() as { port: number }).port}`]);
     a.t.send([msg(ID1, ID2)]); // in flight (never completes)
-    const extra = 1000;
-    const burst = Array.from({ length: STREAM_QUEUE_LIMIT + extra }, (_, i) => msg(ID1, ID2, { commit: i }));
+    const burst = Array.from({ length: STREAM_QUEUE_LIMIT + 1000 }, (_, i) => msg(ID1, ID2, { commit: i }));
     a.t.send(burst);
     expect(a.t.queuedFor(ID2)).toBe(STREAM_QUEUE_LIMIT);
-    expect(a.unreachable.length).toBe(extra);
+    // The drops are reported once, after send() returns.
+    expect(a.unreachable).toEqual([]);
+    await Promise.resolve();
+    expect(a.unreachable).toEqual([ID2]);
     a.t.send(burst);
     expect(a.t.queuedFor(ID2)).toBe(STREAM_QUEUE_LIMIT);
-    expect(a.unreachable.length).toBe(extra + burst.length);
+    await Promise.resolve();
+    expect(a.unreachable).toEqual([ID2, ID2]);
+  });
+
+  it('never throws on bad peer URLs', async () => {
+    const a = await member(ID1);
+    a.t.addPeer(ID2, ['not a url']);
+    a.t.addPeer(ID3, ['http://127.0.0.1:1']);
+    a.t.updatePeer(ID3, ['ftp://127.0.0.1:2']);
+    expect(a.logs.filter((l) => l.startsWith('cannot'))).toHaveLength(2);
+    expect(() => a.t.send([msg(ID1, ID2), msg(ID1, ID3)])).not.toThrow();
   });
 
   it('rejects a peer from another cluster', async () => {
