@@ -11,8 +11,9 @@
 // + 1 when it was cut). A segment is preallocated to 64 MiB of zeros, so
 // appends never change the file size and fdatasync flushes data only; when a
 // write takes it past 64 MiB it is truncated to its real length and a new one
-// is cut. New segments are written as `<name>.tmp`, fsynced, then renamed, so
-// a segment that exists always has its complete header.
+// is cut. A spare preallocated file is kept ready (pipeline.ts); a cut writes
+// the header into it, fsyncs and renames it, so a segment that exists always
+// has its complete header.
 //
 // # Records
 //
@@ -63,6 +64,7 @@ import {
   decodeState,
   isEmptyHardState,
 } from './record';
+import { SegmentPipeline } from './pipeline';
 import { endOfNonZero, isTornTail, scanSegment } from './reader';
 import {
   type SegmentName,
@@ -102,6 +104,7 @@ export class Wal {
   /** Set by the first failed write: the file's tail is then unknown, so nothing more may be appended. */
   private failure: Error | undefined;
   private closing = false;
+  private readonly pipeline: SegmentPipeline;
 
   private constructor(
     private readonly dir: string,
@@ -113,7 +116,10 @@ export class Wal {
     private crc: number,
     private lastIndex: number,
     private hardState: HardState,
-  ) {}
+  ) {
+    this.pipeline = new SegmentPipeline(dir, segmentBytes);
+    this.pipeline.start();
+  }
 
   /** True when `dir` holds at least one segment. */
   static exists(dir: string): boolean {
@@ -271,6 +277,7 @@ export class Wal {
   close(): Promise<void> {
     if (this.closing) return this.chain;
     const done = this.enqueue(async () => {
+      await this.pipeline.close();
       await fdatasync(this.fd);
       await closeFd(this.fd);
     });
@@ -318,7 +325,18 @@ export class Wal {
     const enc = new BatchEncoder().crc(this.crc).metadata(this.metadata);
     if (!isEmptyHardState(this.hardState)) enc.state(this.hardState);
     const header = enc.finish(this.crc);
-    const fd = await writeNewSegment(this.dir, next.name, header.bytes, this.segmentBytes);
+    const spare = await this.pipeline.take();
+    let fd: number;
+    try {
+      await writeAllAt(spare.fd, header.bytes, 0);
+      await fsyncFd(spare.fd);
+      fs.renameSync(spare.path, join(this.dir, next.name));
+      await fsyncDir(this.dir);
+      fd = spare.fd;
+    } catch (err) {
+      await closeFd(spare.fd);
+      throw err;
+    }
     await closeFd(this.fd);
     this.fd = fd;
     this.segments.push(next);

@@ -124,6 +124,17 @@ describe('Wal round trips', () => {
     await expect(Wal.create(dir, META, opts)).rejects.toThrow(/already exists/);
   });
 
+  it('open removes temp files a crash left behind', async () => {
+    const dir = dirs.make();
+    await runSteps(dir, [{ save: { entries: ents(1, 2, 1) } }]);
+    fs.writeFileSync(join(dir, '7.spare.wal.tmp'), Buffer.alloc(100));
+    fs.writeFileSync(join(dir, '0000000000000001-0000000000000003.wal.tmp'), Buffer.alloc(100, 1));
+    const got = await Wal.open(dir, { index: 0, term: 0 }, opts);
+    expect(got.entries).toEqual(ents(1, 2, 1));
+    await got.wal.close();
+    expect(fs.readdirSync(dir)).toEqual(['0000000000000000-0000000000000000.wal']);
+  });
+
   it('overlapping saves are serialized in call order', async () => {
     const dir = dirs.make();
     const w = await Wal.create(dir, META, opts);
@@ -154,6 +165,8 @@ describe('Wal segments', () => {
       await w.save({ term: 1, vote: 2n, commit: i - 1 }, e, true);
     }
     await w.close();
+    // The spare segment kept ready for the next cut is discarded on close.
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     const files = walFiles(dir);
     expect(files.length).toBeGreaterThan(3);
     // Names are seq-index, consecutive seqs, index = first entry the segment may hold.
