@@ -1,0 +1,163 @@
+// One simulated member: durable storage (what the driver persisted — it
+// survives a crash) and volatile state (the RawNode, the KV state machine)
+// that a crash loses. The driver follows rawNode.ts's contract exactly:
+// persist snapshot, entries, hard state; then send; then apply; then advance.
+
+import {
+  ConfChangeType,
+  EntryType,
+  MemoryStorage,
+  RawNode,
+  decodeConfChange,
+  type Config,
+  type ConfState,
+  type Entry,
+  type MemberId,
+  type Message,
+  type Peer,
+  type ReadState,
+} from '../../main/etcd/raft/index';
+
+export interface SimNodeOptions {
+  checkQuorum: boolean;
+  preVote: boolean;
+  random: (n: number) => number;
+  /** Take a snapshot and compact every this many applied entries. */
+  snapshotInterval: number;
+  /** Entries kept behind the snapshot for slow followers. */
+  compactionLag: number;
+}
+
+/** What the driver reports back to the simulation. */
+export interface DriverHooks {
+  persisted(node: SimNode, e: Entry, prevTerm: number | undefined): void;
+  applied(node: SimNode, e: Entry): void;
+  read(node: SimNode, rs: ReadState): void;
+  removed(node: SimNode, id: MemberId): void;
+}
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+export class SimNode {
+  readonly storage = new MemoryStorage();
+  node: RawNode | undefined;
+  kv = new Map<string, string>();
+  appliedIndex = 0;
+  confState: ConfState = { voters: [], learners: [] };
+  removed = false;
+
+  constructor(
+    readonly id: MemberId,
+    private readonly opts: SimNodeOptions,
+    private readonly hooks: DriverHooks,
+  ) {}
+
+  get alive(): boolean {
+    return this.node !== undefined;
+  }
+
+  private config(applied: number): Config {
+    return {
+      id: this.id,
+      electionTick: 10,
+      heartbeatTick: 1,
+      storage: this.storage,
+      applied,
+      maxSizePerMsg: 256,
+      maxInflightMsgs: 8,
+      checkQuorum: this.opts.checkQuorum,
+      preVote: this.opts.preVote,
+      random: this.opts.random,
+    };
+  }
+
+  /** A founding member of a new cluster. */
+  bootstrap(peers: Peer[]): void {
+    this.node = new RawNode(this.config(0));
+    this.node.bootstrap(peers);
+  }
+
+  /** A member added later: starts empty and learns everything from the leader. */
+  startEmpty(): void {
+    this.node = new RawNode(this.config(0));
+  }
+
+  crash(): void {
+    this.node = undefined;
+    this.kv = new Map();
+    this.appliedIndex = 0;
+  }
+
+  /** Restarts from what was persisted: the state machine from the snapshot, Raft from storage. */
+  restart(): void {
+    const snap = this.storage.snapshot();
+    this.restoreStateMachine(snap.data, snap.metadata.index, snap.metadata.confState);
+    this.node = new RawNode(this.config(snap.metadata.index));
+  }
+
+  /** Runs one Ready; returns the messages to send (after persisting). */
+  processReady(): Message[] {
+    const n = this.node;
+    if (!n || !n.hasReady()) return [];
+    const rd = n.ready();
+    // 1. persist
+    if (rd.snapshot) this.storage.applySnapshot(rd.snapshot);
+    if (rd.entries.length) {
+      this.storage.append(rd.entries);
+      for (const e of rd.entries) this.hooks.persisted(this, e, this.termAt(e.index - 1));
+    }
+    if (rd.hardState) this.storage.setHardState(rd.hardState);
+    // 2. the messages may leave now (the caller sends them)
+    // 3. apply
+    if (rd.snapshot) {
+      const m = rd.snapshot.metadata;
+      this.restoreStateMachine(rd.snapshot.data, m.index, m.confState);
+    }
+    for (const e of rd.committedEntries) {
+      if (this.removed) break;
+      this.apply(n, e);
+    }
+    for (const rs of rd.readStates) this.hooks.read(this, rs);
+    n.advance(rd);
+    this.maybeSnapshot();
+    return rd.messages;
+  }
+
+  private termAt(i: number): number | undefined {
+    try {
+      return this.storage.term(i);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private apply(n: RawNode, e: Entry): void {
+    if (e.index !== this.appliedIndex + 1) throw new Error(`node ${this.id} applies ${e.index} after ${this.appliedIndex}`);
+    this.appliedIndex = e.index;
+    this.hooks.applied(this, e);
+    if (e.type === EntryType.ConfChange) {
+      const cc = decodeConfChange(e.data);
+      this.confState = n.applyConfChange(cc);
+      if (cc.type === ConfChangeType.RemoveNode) this.hooks.removed(this, cc.nodeId);
+    } else if (e.data.length) {
+      const [k, v] = decoder.decode(e.data).split('=');
+      this.kv.set(k!, v!);
+    }
+  }
+
+  private maybeSnapshot(): void {
+    const snapIndex = this.storage.snapshot().metadata.index;
+    if (this.appliedIndex - snapIndex < this.opts.snapshotInterval) return;
+    const data = encoder.encode(JSON.stringify([...this.kv]));
+    this.storage.createSnapshot(this.appliedIndex, this.confState, data);
+    const compactTo = this.appliedIndex - this.opts.compactionLag;
+    if (compactTo > this.storage.firstIndex()) this.storage.compact(compactTo);
+  }
+
+  private restoreStateMachine(data: Uint8Array, index: number, cs: ConfState): void {
+    this.kv = data.length ? new Map(JSON.parse(decoder.decode(data)) as [string, string][]) : new Map();
+    this.appliedIndex = index;
+    this.confState = cs;
+  }
+}
