@@ -31,8 +31,8 @@ export interface OutboundStreamHost {
   openCall(type: StreamType, onEnd: (err: ServiceError | null) => void): ClientWritableStream<Uint8Array>;
   /** The receiver accepted the stream. */
   accepted(type: StreamType): void;
-  /** A batch was handed to the connection. */
-  wrote(type: StreamType): void;
+  /** A batch of `bytes` was handed to the connection. */
+  wrote(type: StreamType, bytes: number): void;
   /** The call ended; `lost` messages were queued or in flight. */
   ended(type: StreamType, err: ServiceError | null, wasAccepted: boolean, lost: number): void;
 }
@@ -106,10 +106,11 @@ export class OutboundStream {
     this.queue = take === this.queue.length ? [] : this.queue.slice(take);
     const gen = this.generation;
     this.inflight = batch.length;
-    call.write(encodeBatch(batch), (err?: Error | null) => {
+    const encoded = encodeBatch(batch);
+    call.write(encoded, (err?: Error | null) => {
       if (gen !== this.generation || err) return; // the call's end reports the loss
       this.inflight = 0;
-      this.host.wrote(this.type);
+      this.host.wrote(this.type, encoded.byteLength);
       this.flush();
     });
   }

@@ -13,6 +13,7 @@ import {
   type ServerUnaryCall,
 } from '@grpc/grpc-js';
 import type { MemberId, Message } from '../../raft/types';
+import type { PeerMetrics } from './peerMetrics';
 import { EMPTY_ACK, MAX_MESSAGE_BYTES, checkInbound, isRejection, peerServiceDefinition } from './peerProtocol';
 import { parsePeerUrl, serverCredentialsFor, type PeerTlsOptions } from './peerUrls';
 import { decodeBatch, decodeMessage } from './raftpbCodec';
@@ -22,6 +23,7 @@ export interface PeerServerOptions {
   clusterId: bigint;
   listenUrls: string[];
   tls?: PeerTlsOptions;
+  metrics: PeerMetrics;
   /** One message from `from`; called synchronously, in arrival order. */
   deliver(from: MemberId, m: Message): void;
   log(line: string): void;
@@ -94,9 +96,11 @@ export class PeerServer {
     call.on('data', (chunk: Buffer) => {
       if (done) return;
       let msgs: Message[];
+      this.opts.metrics.received(from, chunk.byteLength);
       try {
         msgs = decodeBatch(chunk);
       } catch (e) {
+        this.opts.metrics.receiveFailed(from);
         this.opts.log(`failed to decode raft message batch from ${from.toString(16)}: ${(e as Error).message}`);
         finish({ code: status.INVALID_ARGUMENT, details: 'bad message batch' });
         return;
@@ -117,9 +121,11 @@ export class PeerServer {
       return;
     }
     let m: Message;
+    this.opts.metrics.received(from, call.request.byteLength);
     try {
       m = decodeMessage(call.request);
     } catch (e) {
+      this.opts.metrics.receiveFailed(from);
       this.opts.log(`failed to decode raft snapshot message from ${from.toString(16)}: ${(e as Error).message}`);
       cb({ code: status.INVALID_ARGUMENT, details: 'bad snapshot message' });
       return;

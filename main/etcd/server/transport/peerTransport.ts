@@ -7,7 +7,9 @@
 // Nothing here waits: send() only enqueues and starts writes, so messages
 // leave on the same turn of the event loop the server hands them over.
 
+import type { Registry } from 'prom-client';
 import type { MemberId, Message } from '../../raft/types';
+import { PeerMetrics } from './peerMetrics';
 import { PeerServer } from './peerServer';
 import { idToHex } from './peerProtocol';
 import type { PeerTlsOptions } from './peerUrls';
@@ -27,6 +29,8 @@ export interface PeerTransportOptions {
   log?(line: string): void;
   /** Peer TLS (--peer-cert-file, --peer-key-file, --peer-trusted-ca-file, --peer-client-cert-auth). */
   tls?: PeerTlsOptions;
+  /** Where etcd's etcd_network_* peer metrics go (the member's /metrics registry). */
+  metrics?: Registry;
 }
 
 export class PeerTransport {
@@ -35,6 +39,7 @@ export class PeerTransport {
   private readonly heard = new Map<MemberId, number>();
   private readonly server: PeerServer;
   private readonly log: (line: string) => void;
+  private readonly metrics: PeerMetrics;
   /** Peers with an unreachable report due; reported once per microtask turn. */
   private readonly unreachableDue = new Set<MemberId>();
   private running = false;
@@ -42,7 +47,9 @@ export class PeerTransport {
 
   constructor(private readonly opts: PeerTransportOptions) {
     this.log = opts.log ?? (() => {});
+    this.metrics = new PeerMetrics(opts.localId, opts.metrics);
     this.server = new PeerServer({
+      metrics: this.metrics,
       localId: opts.localId,
       clusterId: opts.clusterId,
       listenUrls: opts.listenUrls,
@@ -91,6 +98,7 @@ export class PeerTransport {
       localId: this.opts.localId,
       clusterId: this.opts.clusterId,
       tls: this.opts.tls,
+      metrics: this.metrics,
       log: this.log,
       unreachable: (pid) => this.reportUnreachable(pid),
       snapshotStatus: (pid, ok) => this.opts.onSnapshotStatus?.(pid, ok),

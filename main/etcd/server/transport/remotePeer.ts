@@ -11,6 +11,7 @@ import { Client, status, type ServiceError } from '@grpc/grpc-js';
 import type { MemberId, Message } from '../../raft/types';
 import { MessageType } from '../../raft/types';
 import { OutboundStream, type StreamType } from './outboundStream';
+import type { PeerMetrics } from './peerMetrics';
 import {
   MAX_MESSAGE_BYTES,
   SNAPSHOT_PATH,
@@ -27,6 +28,7 @@ export interface RemotePeerContext {
   localId: MemberId;
   clusterId: bigint;
   tls?: PeerTlsOptions;
+  metrics: PeerMetrics;
   unreachable(id: MemberId): void;
   snapshotStatus(id: MemberId, ok: boolean): void;
   log(line: string): void;
@@ -64,6 +66,8 @@ export class RemotePeer {
   /** The channel each stream's current call went out on, so two failing streams act once. */
   private readonly callClient: Record<StreamType, Client | undefined> = { message: undefined, app: undefined };
   private lastWake = 0;
+  /** Counted in etcd_network_active_peers. */
+  private countedActive = false;
   private stopped = false;
 
   constructor(
@@ -75,7 +79,10 @@ export class RemotePeer {
     const host = {
       openCall: (type: StreamType, onEnd: (err: ServiceError | null) => void) => this.openStream(type, onEnd),
       accepted: (type: StreamType) => this.onAccepted(type),
-      wrote: () => this.markActive(),
+      wrote: (_type: StreamType, bytes: number) => {
+        this.markActive();
+        this.ctx.metrics.sent(this.id, bytes);
+      },
       ended: (type: StreamType, err: ServiceError | null, wasAccepted: boolean, lost: number) =>
         this.onStreamEnded(type, err, wasAccepted, lost),
     };
@@ -94,7 +101,10 @@ export class RemotePeer {
       return;
     }
     const stream = m.type === MessageType.App ? this.streams.app : this.streams.message;
-    if (!stream.enqueue(m)) this.ctx.unreachable(this.id);
+    if (!stream.enqueue(m)) {
+      this.ctx.metrics.sendFailed(this.id);
+      this.ctx.unreachable(this.id);
+    }
   }
 
   flush(): void {
@@ -139,6 +149,8 @@ export class RemotePeer {
     for (const c of this.snapshotCalls) c.cancel();
     this.snapshotCalls.clear();
     this.closeClient();
+    if (this.countedActive) this.ctx.metrics.disconnected(this.id);
+    this.countedActive = false;
   }
 
   private currentClient(): Client {
@@ -177,6 +189,10 @@ export class RemotePeer {
 
   private onAccepted(type: StreamType): void {
     this.markActive();
+    if (type === 'message' && !this.countedActive) {
+      this.countedActive = true;
+      this.ctx.metrics.connected(this.id);
+    }
     if (type === 'message' && this.reportedDown) {
       this.reportedDown = false;
       this.ctx.log(`peer ${idToHex(this.id)} became active`);
@@ -185,6 +201,11 @@ export class RemotePeer {
 
   private onStreamEnded(type: StreamType, err: ServiceError | null, wasAccepted: boolean, lost: number): void {
     if (this.stopped) return;
+    this.ctx.metrics.sendFailed(this.id, lost);
+    if (type === 'message' && this.countedActive) {
+      this.countedActive = false;
+      this.ctx.metrics.disconnected(this.id);
+    }
     this.ctx.unreachable(this.id);
     if (!wasAccepted && this.callClient[type] === this.client) {
       // Could not get through: the next attempt goes to the next URL, on a
@@ -218,11 +239,14 @@ export class RemotePeer {
         if (this.stopped) return;
         if (err) {
           this.ctx.log(`failed to send database snapshot to peer ${idToHex(this.id)}: ${err.details || status[err.code]}`);
+          this.ctx.metrics.snapshotSent(this.id, false);
           this.ctx.unreachable(this.id);
           this.ctx.snapshotStatus(this.id, false);
           return;
         }
         this.markActive();
+        this.ctx.metrics.sent(this.id, size);
+        this.ctx.metrics.snapshotSent(this.id, true);
         this.ctx.log(`sent database snapshot to peer ${idToHex(this.id)} (${size} bytes)`);
         this.ctx.snapshotStatus(this.id, true);
       },
