@@ -66,8 +66,10 @@ function toNum(v: unknown): number {
 }
 
 const EMPTY = new Uint8Array(0);
+/** protobufjs hands out Buffers under Node; a plain view over the same memory keeps the types honest. */
 function bytes(v: unknown): Uint8Array {
-  return v instanceof Uint8Array ? v : EMPTY;
+  if (!(v instanceof Uint8Array)) return EMPTY;
+  return Buffer.isBuffer(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : v;
 }
 
 // ---- to the wire shape
@@ -102,7 +104,7 @@ export function encodeInternalRequest(req: InternalRequest): Uint8Array {
   else if ('compaction' in req) msg.compaction = req.compaction;
   else {
     const a = req.memberAttrSet;
-    msg.clusterMemberAttrSet = { memberID: a.memberId.toString(), memberAttributes: { name: a.name, clientUrls: a.clientUrls } };
+    msg.clusterMemberAttrSet = { member_ID: a.memberId.toString(), memberAttributes: { name: a.name, clientUrls: a.clientUrls } };
   }
   return requestType().encode(msg).finish();
 }
@@ -190,7 +192,7 @@ export function decodeInternalRequest(data: Uint8Array): InternalRequest {
     return {
       id,
       memberAttrSet: {
-        memberId: toBigInt(a.memberID),
+        memberId: toBigInt(a.member_ID),
         name: (attrs.name as string) ?? '',
         clientUrls: Array.isArray(attrs.clientUrls) ? (attrs.clientUrls as string[]) : [],
       },

@@ -36,6 +36,12 @@ export interface MemberConfig {
   electionTimeout: number;
   /** Applied entries between snapshots (etcd default 100000). */
   snapshotCount: number;
+  /**
+   * Log entries kept behind a snapshot for slow followers (etcd's
+   * SnapshotCatchUpEntries, 5000; not a flag). Tests lower it to force
+   * catch-up by snapshot.
+   */
+  snapshotCatchUpEntries?: number;
   /** Bytes (etcd default 2 GiB; 0 means default). */
   quotaBackendBytes: number;
   /** Bytes (etcd default 1.5 MiB). */

@@ -1,0 +1,6 @@
+// The etcd member: `startMember(config)` returns a fully running member
+// (Raft, WAL, peer transport, client gRPC server). See startMember.ts.
+export { startMember, Member } from './startMember';
+export { computeMemberId, computeClusterId, idToHex } from './ids';
+export { walDir, snapDir } from './dataDir';
+export type { MemberConfig, EtcdServer, MemberInfo, StatusInfo } from './types';

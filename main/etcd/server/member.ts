@@ -1,0 +1,288 @@
+// One running etcd member: the EtcdServer the gRPC layer calls, on top of the
+// Raft loop (raftLoop.ts) and the state machine (stateMachine.ts).
+//
+// Writes (etcd: v3_server.go processInternalRaftRequestOnce): encode with a
+// fresh id, register a waiter, propose; the member that registered the id
+// resolves it when the entry is applied. A proposal Raft cannot take now (no
+// leader, leader transfer) waits in `unproposed` and is retried when a leader
+// is known, so a leaderless follower blocks until the request timeout as
+// etcd's does. Reads: serializable from local state at once; linearizable
+// after a batched ReadIndex round (linearizableReads.ts).
+//
+// Time: one interval per member ticks Raft and checks every deadline.
+
+import type { Registry } from 'prom-client';
+import { Errors } from '../errors';
+import type {
+  CompactionRequest,
+  DeleteRangeRequest,
+  DeleteRangeResult,
+  PutRequest,
+  PutResult,
+  RangeRequest,
+  RangeResult,
+  RequestOp,
+  TxnRequest,
+  TxnResult,
+} from '../mvcc/types';
+import { ErrProposalDropped } from '../raft/errors';
+import type { HardState, MemberId, ReadState, SoftState } from '../raft/types';
+import { IdGenerator } from './idGenerator';
+import { idToHex } from './ids';
+import { encodeInternalRequest, type InternalRequest } from './internalRequest';
+import { LinearizableReads } from './linearizableReads';
+import type { MemberMetrics } from './metrics';
+import type { RaftLoop } from './raftLoop';
+import type { StateMachine } from './stateMachine';
+import type { EtcdServer, MemberConfig, MemberInfo, ResponseHeader, StatusInfo, WithHeader } from './types';
+import { WaitRegistry } from './wait';
+
+/** etcd's maxGapBetweenApplyAndCommitIndex. */
+const MAX_APPLY_GAP = 5000;
+/** Resend period of a ReadIndex that got no answer (etcd 3.5 readIndexRetryTime). */
+const READ_INDEX_RETRY_MS = 500;
+export const SERVER_VERSION = '3.4.23';
+
+type RequestBody = InternalRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
+function isReadOnlyOps(ops: RequestOp[]): boolean {
+  return ops.every((op) => 'range' in op || ('txn' in op && isReadOnlyTxn(op.txn)));
+}
+
+export function isReadOnlyTxn(t: TxnRequest): boolean {
+  return isReadOnlyOps(t.success) && isReadOnlyOps(t.failure);
+}
+
+export class MemberCore implements EtcdServer {
+  readonly metrics: Registry;
+  private readonly waits = new WaitRegistry<unknown>();
+  private readonly reads: LinearizableReads;
+  private readonly ids: IdGenerator;
+  private readonly reqTimeoutMs: number;
+  private unproposed: { id: bigint; data: Uint8Array }[] = [];
+  private term: number;
+  private leaderElectedAt = 0;
+  private stopped = false;
+
+  constructor(
+    readonly config: MemberConfig,
+    readonly id: MemberId,
+    readonly clusterId: bigint,
+    private readonly loop: RaftLoop,
+    private readonly sm: StateMachine,
+    private readonly memberMetrics: MemberMetrics,
+    initialHardState: HardState,
+    private readonly log: (line: string) => void,
+  ) {
+    this.metrics = memberMetrics.registry;
+    this.term = initialHardState.term;
+    this.ids = new IdGenerator(id, Date.now());
+    // etcd ReqTimeout: 5 s plus two election timeouts.
+    this.reqTimeoutMs = 5000 + 2 * config.electionTimeout;
+    this.reads = new LinearizableReads({
+      nextId: () => this.ids.next(),
+      sendReadIndex: (ctx) => this.loop.readIndex(ctx),
+      appliedIndex: () => this.loop.applied,
+      now: () => Date.now(),
+      timeoutMs: this.reqTimeoutMs,
+      retryMs: READ_INDEX_RETRY_MS,
+    });
+  }
+
+  // ---- hooks from the Raft loop
+
+  onLeaderChange(previous: MemberId, soft: SoftState): void {
+    if (soft.lead !== 0n) {
+      this.leaderElectedAt = Date.now();
+      this.log(`raft.node: ${idToHex(this.id)} elected leader ${idToHex(soft.lead)} at term ${this.term}`);
+      this.flushUnproposed();
+    } else {
+      this.log(`raft.node: ${idToHex(this.id)} lost leader ${idToHex(previous)} at term ${this.term}`);
+    }
+    this.reads.onLeaderChanged(previous, soft.lead);
+  }
+
+  onReadStates(states: ReadState[]): void {
+    for (const rs of states) this.reads.onReadState(rs);
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  onHardState(hs: HardState): void {
+    this.term = hs.term;
+  }
+
+  onApplied(index: number): void {
+    this.reads.onApplied(index);
+  }
+
+  onOutcome(o: { id: bigint; value: unknown } | { id: bigint; error: Error }): void {
+    if ('error' in o) {
+      if (this.waits.fail(o.id, o.error)) this.memberMetrics.proposalsFailed.inc();
+    } else {
+      this.waits.trigger(o.id, o.value);
+    }
+  }
+
+  /** Driven by the member's interval. */
+  onTimer(): void {
+    const now = Date.now();
+    const expired = this.waits.expire(now, (startedAt) => this.timeoutError(startedAt));
+    if (expired > 0) this.memberMetrics.proposalsFailed.inc(expired);
+    this.reads.tick();
+    if (this.unproposed.length > 0 && this.loop.lead !== 0n) this.flushUnproposed();
+    this.memberMetrics.proposalsPending.set(this.waits.size);
+    this.memberMetrics.dbTotalSize.set(this.sm.store.sizes().dbSize);
+  }
+
+  stopRequests(): void {
+    this.stopped = true;
+    this.unproposed = [];
+    this.waits.failAll(Errors.stopped());
+    this.reads.stop(Errors.stopped());
+  }
+
+  // ---- EtcdServer
+
+  async range(req: RangeRequest): Promise<WithHeader<RangeResult>> {
+    if (!req.serializable) await this.linearizableBarrier();
+    const result = this.sm.store.range(req);
+    return { header: this.header(result.revision), result };
+  }
+
+  async put(req: PutRequest): Promise<WithHeader<PutResult>> {
+    const result = (await this.propose({ put: req })) as PutResult;
+    return { header: this.header(result.revision), result };
+  }
+
+  async deleteRange(req: DeleteRangeRequest): Promise<WithHeader<DeleteRangeResult>> {
+    const result = (await this.propose({ deleteRange: req })) as DeleteRangeResult;
+    return { header: this.header(result.revision), result };
+  }
+
+  async txn(req: TxnRequest): Promise<WithHeader<TxnResult>> {
+    if (isReadOnlyTxn(req)) {
+      await this.linearizableBarrier();
+      const result = this.sm.store.txn(req);
+      return { header: this.header(result.revision), result };
+    }
+    const result = (await this.propose({ txn: req })) as TxnResult;
+    return { header: this.header(result.revision), result };
+  }
+
+  async compact(req: CompactionRequest): Promise<WithHeader<void>> {
+    await this.propose({ compaction: req });
+    return { header: this.header(this.sm.store.currentRevision), result: undefined };
+  }
+
+  async memberList(): Promise<WithHeader<MemberInfo[]>> {
+    // Cluster responses carry no revision (etcd's ClusterServer.header).
+    return { header: this.header(0), result: this.sm.membership.list() };
+  }
+
+  async status(): Promise<WithHeader<StatusInfo>> {
+    const lead = this.loop.lead;
+    const sizes = this.sm.store.sizes();
+    const self = this.sm.membership.get(this.id);
+    return {
+      header: this.header(this.sm.store.currentRevision),
+      result: {
+        version: SERVER_VERSION,
+        dbSize: sizes.dbSize,
+        dbSizeInUse: sizes.dbSizeInUse,
+        leader: lead,
+        raftIndex: this.loop.committed,
+        raftTerm: this.term,
+        raftAppliedIndex: this.loop.applied,
+        errors: lead === 0n ? [Errors.noLeader().message] : [],
+        isLearner: self?.isLearner ?? false,
+      },
+    };
+  }
+
+  hasLeader(): boolean {
+    return this.loop.lead !== 0n;
+  }
+
+  async health(): Promise<{ health: boolean; reason: string }> {
+    if (!this.hasLeader()) return { health: false, reason: 'RAFT NO LEADER' };
+    try {
+      await this.linearizableBarrier();
+      return { health: true, reason: '' };
+    } catch (err) {
+      return { health: false, reason: (err as Error).message };
+    }
+  }
+
+  /** etcd's publish: announce name and client URLs through Raft; retried until applied or stopped. */
+  async publish(): Promise<void> {
+    for (let attempt = 0; !this.stopped && attempt < 1_000_000; attempt++) {
+      try {
+        await this.propose({
+          memberAttrSet: { memberId: this.id, name: this.config.name, clientUrls: this.config.advertiseClientUrls },
+        });
+        this.log(
+          `published {Name:${this.config.name} ClientURLs:[${this.config.advertiseClientUrls.join(' ')}]} to cluster ${idToHex(this.clusterId)}`,
+        );
+        return;
+      } catch (err) {
+        if (this.stopped) return;
+        this.log(`failed to publish local member to cluster through raft: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  // ---- internals
+
+  private header(revision: number): ResponseHeader {
+    return { clusterId: this.clusterId, memberId: this.id, revision, raftTerm: this.term };
+  }
+
+  private linearizableBarrier(): Promise<void> {
+    if (this.stopped) return Promise.reject(Errors.stopped());
+    return this.reads.wait();
+  }
+
+  private propose(body: RequestBody): Promise<unknown> {
+    if (this.stopped) return Promise.reject(Errors.stopped());
+    if (this.loop.committed - this.loop.applied > MAX_APPLY_GAP) return Promise.reject(Errors.tooManyRequests());
+    const id = this.ids.next();
+    const data = encodeInternalRequest({ id, ...body } as InternalRequest);
+    if (data.length > this.config.maxRequestBytes) return Promise.reject(Errors.requestTooLarge());
+    const now = Date.now();
+    const done = this.waits.register(id, now, now + this.reqTimeoutMs);
+    this.submit(id, data);
+    return done;
+  }
+
+  private submit(id: bigint, data: Uint8Array): void {
+    if (this.loop.lead === 0n) {
+      this.unproposed.push({ id, data });
+      return;
+    }
+    try {
+      this.loop.propose(data);
+    } catch (err) {
+      if (!(err instanceof ErrProposalDropped)) throw err;
+      this.unproposed.push({ id, data });
+    }
+  }
+
+  private flushUnproposed(): void {
+    const pending = this.unproposed;
+    this.unproposed = [];
+    for (const p of pending) {
+      if (this.waits.isRegistered(p.id)) this.submit(p.id, p.data);
+    }
+  }
+
+  /** etcd's parseProposeCtxErr for a deadline: blame a leader election that happened meanwhile. */
+  private timeoutError(startedAt: number): Error {
+    const prevLeaderLost = this.leaderElectedAt - 2 * this.config.electionTimeout;
+    if (startedAt > prevLeaderLost && startedAt < this.leaderElectedAt) return Errors.timeoutDueToLeaderFail();
+    return Errors.timeout();
+  }
+}
+

@@ -1,0 +1,293 @@
+// The one place that drives Raft (etcd: etcdserver/raft.go raftNode.start
+// plus server.go applyAll), in the order the Ready contract demands:
+//   persist (snapshot, entries, hard state; one fsync per Ready) → send →
+//   apply (snapshot, then committed entries) → advance → maybe snapshot.
+// Ready cycles never overlap: proposals and messages that arrive while a
+// cycle awaits its fsync only change Raft's in-memory state, and the next
+// Ready carries all of them in one batch — that batching is where write
+// throughput comes from.
+//
+// The leader sends its messages before its own fsync (etcd does the same,
+// Raft thesis §10.2.1): followers persist in parallel with it, and an entry
+// still commits only once a quorum has it durable.
+
+import { ErrCompacted } from '../raft/errors';
+import { decodeConfChange } from '../raft/index';
+import {
+  ConfChangeType,
+  EntryType,
+  StateType,
+  type ConfState,
+  type Entry,
+  type HardState,
+  type Index,
+  type MemberId,
+  type Message,
+  type ReadState,
+  type Snapshot,
+  type SoftState,
+} from '../raft/types';
+import type { RaftNode } from '../raft/config';
+import type { MemoryStorage } from '../raft/memoryStorage';
+import type { Snapshotter, Wal } from '../wal/index';
+import { idToHex } from './ids';
+import { decodeMemberContext } from './membership';
+import type { MemberMetrics } from './metrics';
+import type { ApplyOutcome, StateMachine } from './stateMachine';
+
+/** Old log entries kept after a snapshot so slow followers catch up from the log (etcd: 5000). */
+export const SNAPSHOT_CATCH_UP_ENTRIES = 5000;
+/** Snapshot files kept on disk (etcd --max-snapshots). */
+const MAX_SNAPSHOT_FILES = 5;
+/** Ready cycles per turn before yielding to the event loop. */
+const MAX_CYCLES_PER_TURN = 64;
+
+export interface PeerLinks {
+  send(msgs: readonly Message[]): void;
+  addPeer(id: MemberId, urls: string[]): void;
+  updatePeer(id: MemberId, urls: string[]): void;
+  removePeer(id: MemberId): void;
+}
+
+export interface RaftLoopHooks {
+  onLeaderChange(previous: MemberId, soft: SoftState): void;
+  onReadStates(states: ReadState[]): void;
+  onHardState(hs: HardState): void;
+  onApplied(index: Index): void;
+  onOutcome(outcome: ApplyOutcome): void;
+  /** A persistence failure: the member cannot go on safely. */
+  onFatal(err: Error): void;
+}
+
+export interface RaftLoopOptions {
+  localId: MemberId;
+  node: RaftNode;
+  storage: MemoryStorage;
+  wal: Wal;
+  snapshotter: Snapshotter;
+  peers: PeerLinks;
+  sm: StateMachine;
+  snapshotCount: number;
+  snapshotCatchUpEntries: number;
+  metrics: MemberMetrics;
+  log(line: string): void;
+  hooks: RaftLoopHooks;
+}
+
+export class RaftLoop {
+  applied: Index;
+  snapshotIndex: Index;
+  committed: Index;
+  lead: MemberId = 0n;
+  isLeader = false;
+  private confState: ConfState;
+  private running?: Promise<void>;
+  private scheduled = false;
+  private stopped = false;
+
+  constructor(private readonly o: RaftLoopOptions) {
+    const snap = o.storage.snapshot();
+    this.applied = snap.metadata.index;
+    this.snapshotIndex = snap.metadata.index;
+    this.confState = snap.metadata.confState;
+    this.committed = o.storage.initialState().hardState.commit;
+  }
+
+  /** Schedules a Ready cycle on a later turn, so that work arriving meanwhile joins it. */
+  kick(): void {
+    if (this.running || this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.running || this.stopped) return;
+      // Cleared in a .finally (always a later microtask), never inside run(), which may finish synchronously.
+      this.running = this.run().finally(() => {
+        this.running = undefined;
+        if (!this.stopped && this.o.node.hasReady()) this.kick();
+      });
+    });
+  }
+
+  tick(): void {
+    if (this.stopped) return;
+    this.o.node.tick();
+    this.kick();
+  }
+
+  /** Peer messages are only state changes; the next Ready picks up their effects. */
+  step(m: Message): void {
+    if (this.stopped) return;
+    try {
+      this.o.node.step(m);
+    } catch {
+      // A message from a removed or unknown member, or a local-only type: dropped, as etcd drops it.
+      return;
+    }
+    this.kick();
+  }
+
+  /** Throws ErrProposalDropped when Raft cannot take it now (no leader, transfer in progress). */
+  propose(data: Uint8Array): void {
+    this.o.node.propose(data);
+    this.kick();
+  }
+
+  readIndex(ctx: Uint8Array): void {
+    if (this.stopped) return;
+    this.o.node.readIndex(ctx);
+    this.kick();
+  }
+
+  /** Waits for the cycle in progress, then runs no more. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  /** Replaces the state machine by a snapshot's (at start, or a follower far behind). */
+  restoreSnapshot(snap: Snapshot): void {
+    this.o.sm.restore(snap.data);
+    this.applied = snap.metadata.index;
+    this.snapshotIndex = snap.metadata.index;
+    this.confState = snap.metadata.confState;
+    this.reconcilePeers();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      for (let n = 0; n < MAX_CYCLES_PER_TURN && !this.stopped && this.o.node.hasReady(); n++) {
+        await this.cycle();
+      }
+    } catch (err) {
+      this.stopped = true;
+      this.o.hooks.onFatal(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private async cycle(): Promise<void> {
+    const { node, storage, wal, snapshotter, peers, hooks, metrics } = this.o;
+    const rd = node.ready();
+    if (rd.softState) this.noteSoftState(rd.softState);
+    if (rd.readStates.length > 0) hooks.onReadStates(rd.readStates);
+    if (this.isLeader) peers.send(rd.messages);
+
+    const snap = rd.snapshot && rd.snapshot.metadata.index > 0 ? rd.snapshot : undefined;
+    if (snap) {
+      await snapshotter.save(snap);
+      await wal.saveSnapshot({ index: snap.metadata.index, term: snap.metadata.term });
+    }
+    if (rd.hardState || rd.entries.length > 0) {
+      const started = performance.now();
+      await wal.save(rd.hardState, rd.entries, rd.mustSync);
+      if (rd.mustSync) metrics.walFsyncSeconds.observe((performance.now() - started) / 1000);
+    }
+    if (snap) storage.applySnapshot(snap);
+    if (rd.hardState) {
+      storage.setHardState(rd.hardState);
+      this.committed = rd.hardState.commit;
+      metrics.proposalsCommitted.set(this.committed);
+      hooks.onHardState(rd.hardState);
+    }
+    storage.append(rd.entries);
+    if (!this.isLeader) peers.send(rd.messages);
+
+    if (snap && snap.metadata.index > this.applied) {
+      this.restoreSnapshot(snap);
+      this.o.log(`applied incoming snapshot at index ${snap.metadata.index}`);
+    }
+    if (rd.committedEntries.length > 0) this.apply(rd.committedEntries);
+    node.advance(rd);
+    hooks.onApplied(this.applied);
+    await this.maybeSnapshot();
+  }
+
+  private noteSoftState(soft: SoftState): void {
+    const previous = this.lead;
+    this.isLeader = soft.raftState === StateType.Leader;
+    this.o.metrics.isLeader.set(this.isLeader ? 1 : 0);
+    if (soft.lead === previous) return;
+    this.lead = soft.lead;
+    this.o.metrics.hasLeader.set(soft.lead === 0n ? 0 : 1);
+    if (soft.lead !== 0n) this.o.metrics.leaderChanges.inc();
+    this.o.hooks.onLeaderChange(previous, soft);
+  }
+
+  private apply(entries: Entry[]): void {
+    for (const e of entries) {
+      if (e.index <= this.applied) continue;
+      if (e.type === EntryType.ConfChange) {
+        this.applyConfChange(e);
+      } else {
+        let outcome: ApplyOutcome | undefined;
+        try {
+          outcome = this.o.sm.applyNormal(e.index, e.data);
+        } catch (err) {
+          // An entry that does not decode is skipped on every member alike.
+          this.o.log(`failed to apply entry ${e.index}: ${(err as Error).message}`);
+        }
+        if (outcome) this.o.hooks.onOutcome(outcome);
+      }
+      this.applied = e.index;
+    }
+    this.o.metrics.proposalsApplied.set(this.applied);
+  }
+
+  private applyConfChange(e: Entry): void {
+    const cc = decodeConfChange(e.data);
+    // Raft must see every ConfChange, even one whose effect the state already holds.
+    this.confState = this.o.node.applyConfChange(cc);
+    if (!this.o.sm.markApplied(e.index)) return;
+    const { membership } = this.o.sm;
+    const { peers, localId } = this.o;
+    switch (cc.type) {
+      case ConfChangeType.AddNode:
+      case ConfChangeType.AddLearnerNode: {
+        const m = decodeMemberContext(cc.context);
+        membership.add({ ...m, id: cc.nodeId, isLearner: cc.type === ConfChangeType.AddLearnerNode });
+        if (cc.nodeId !== localId) peers.addPeer(cc.nodeId, m.peerUrls);
+        this.o.log(`added member ${idToHex(cc.nodeId)} [${m.peerUrls.join(',')}] to cluster`);
+        break;
+      }
+      case ConfChangeType.RemoveNode:
+        membership.remove(cc.nodeId);
+        if (cc.nodeId !== localId) peers.removePeer(cc.nodeId);
+        else this.o.log('the member has been permanently removed from the cluster');
+        this.o.log(`removed member ${idToHex(cc.nodeId)} from cluster`);
+        break;
+      case ConfChangeType.UpdateNode: {
+        const m = decodeMemberContext(cc.context);
+        membership.updatePeerUrls(cc.nodeId, m.peerUrls);
+        if (cc.nodeId !== localId) peers.updatePeer(cc.nodeId, m.peerUrls);
+        break;
+      }
+    }
+  }
+
+  /** Points the transport at exactly the members the (restored) membership holds. */
+  private reconcilePeers(): void {
+    for (const m of this.o.sm.membership.list()) {
+      if (m.id !== this.o.localId) this.o.peers.addPeer(m.id, m.peerUrls);
+    }
+  }
+
+  /** etcd's triggerSnapshot: every snapshotCount applied entries. */
+  private async maybeSnapshot(): Promise<void> {
+    if (this.applied - this.snapshotIndex <= this.o.snapshotCount) return;
+    const { storage, snapshotter, wal, sm } = this.o;
+    const index = this.applied;
+    const snap = storage.createSnapshot(index, this.confState, sm.snapshotData());
+    await snapshotter.save(snap);
+    await wal.saveSnapshot({ index, term: snap.metadata.term });
+    this.snapshotIndex = index;
+    this.o.log(`saved snapshot at index ${index}`);
+    const compactIndex = index > this.o.snapshotCatchUpEntries ? index - this.o.snapshotCatchUpEntries : 1;
+    try {
+      storage.compact(compactIndex);
+      this.o.log(`compacted raft logs at index ${compactIndex}`);
+    } catch (err) {
+      if (!(err instanceof ErrCompacted)) throw err;
+    }
+    await wal.releaseTo(index);
+    await snapshotter.purge(MAX_SNAPSHOT_FILES);
+  }
+}

@@ -1,0 +1,158 @@
+// Assembling a running member (etcd: embed.StartEtcd + EtcdServer.Start):
+// open the data dir, build Raft on the recovered storage, start the peer
+// transport, the Raft loop and its timer, serve clients, and publish this
+// member's attributes through Raft. "ready to serve client requests" is
+// logged once the publish has been applied, as etcd logs it after
+// ReadyNotify.
+
+import { randomInt } from 'node:crypto';
+import { RawNode } from '../raft/index';
+import { SnapshotStatus, type Logger } from '../raft/types';
+import { PeerTransport } from './transport/index';
+import { initialMembers, openDataDir } from './dataDir';
+import { idToHex } from './ids';
+import { MemberCore } from './member';
+import { MemberMetrics } from './metrics';
+import { RaftLoop, SNAPSHOT_CATCH_UP_ENTRIES } from './raftLoop';
+import { StateMachine } from './stateMachine';
+import type { MemberConfig } from './types';
+
+export class Member extends MemberCore {
+  /** Resolves once this member's attributes are published (it then serves like etcd's ReadyNotify). */
+  ready: Promise<void> = Promise.resolve();
+  clientPorts: number[] = [];
+  peerPorts: number[] = [];
+  private stopping?: Promise<void>;
+  private stopFn: () => Promise<void> = async () => {};
+
+  /** Graceful: no new requests, pending ones fail with "server stopped", then Raft, transport and WAL close. */
+  stop(): Promise<void> {
+    return (this.stopping ??= this.stopFn());
+  }
+
+  /** @internal used by startMember only */
+  setLifecycle(stopFn: () => Promise<void>, ready: Promise<void>, clientPorts: number[], peerPorts: number[]): void {
+    this.stopFn = stopFn;
+    this.ready = ready;
+    this.clientPorts = clientPorts;
+    this.peerPorts = peerPorts;
+  }
+}
+
+function raftLogger(log: (line: string) => void): Logger {
+  return { debug: () => {}, info: (m) => log(`raft: ${m}`), warn: (m) => log(`raft: ${m}`) };
+}
+
+export interface StartMemberOptions {
+  /** false: no client gRPC server (in-process use, tests); the member is still fully replicated. */
+  serveClients?: boolean;
+}
+
+async function serveClients(member: Member, config: MemberConfig): Promise<{ ports: number[]; close(): Promise<void> }> {
+  // Loaded on demand so that an in-process member need not load gRPC.
+  const { startClientServer } = await import('../api/index');
+  return startClientServer(member, { listenUrls: config.listenClientUrls, maxRequestBytes: config.maxRequestBytes });
+}
+
+export async function startMember(config: MemberConfig, options: StartMemberOptions = {}): Promise<Member> {
+  const log = config.logger ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const opened = await openDataDir(config);
+  const { id, clusterId, storage, wal, snapshotter } = opened;
+  log(`starting member ${idToHex(id)} in cluster ${idToHex(clusterId)}${opened.bootstrapPeers ? '' : ' (restart)'}`);
+
+  const metrics = new MemberMetrics();
+  const sm = new StateMachine();
+  const node = new RawNode({
+    id,
+    electionTick: Math.max(2, Math.round(config.electionTimeout / config.heartbeatInterval)),
+    heartbeatTick: 1,
+    storage,
+    applied: opened.snapshot?.metadata.index ?? 0,
+    maxSizePerMsg: 1024 * 1024,
+    maxInflightMsgs: 512,
+    checkQuorum: true,
+    preVote: true,
+    random: (n) => randomInt(n),
+    logger: raftLogger(log),
+  });
+  if (opened.bootstrapPeers) node.bootstrap(opened.bootstrapPeers);
+
+  // The loop and the member refer to each other through these hooks; `member` is set before anything runs.
+  let member!: Member;
+  let loop!: RaftLoop;
+  const transport = new PeerTransport({
+    localId: id,
+    clusterId,
+    listenUrls: config.listenPeerUrls,
+    onMessage: (m) => loop.step(m),
+    onUnreachable: (peer) => node.reportUnreachable(peer),
+    onSnapshotStatus: (peer, ok) => {
+      node.reportSnapshot(peer, ok ? SnapshotStatus.Finish : SnapshotStatus.Failure);
+      loop.kick();
+    },
+    log,
+  });
+  loop = new RaftLoop({
+    localId: id,
+    node,
+    storage,
+    wal,
+    snapshotter,
+    peers: transport,
+    sm,
+    snapshotCount: config.snapshotCount,
+    snapshotCatchUpEntries: config.snapshotCatchUpEntries ?? SNAPSHOT_CATCH_UP_ENTRIES,
+    metrics,
+    log,
+    hooks: {
+      onLeaderChange: (prev, soft) => member.onLeaderChange(prev, soft),
+      onReadStates: (states) => member.onReadStates(states),
+      onHardState: (hs) => member.onHardState(hs),
+      onApplied: (index) => member.onApplied(index),
+      onOutcome: (o) => member.onOutcome(o),
+      onFatal: (err) => {
+        log(`fatal: ${err.stack ?? err.message}`);
+        void member.stop();
+      },
+    },
+  });
+  if (opened.snapshot) loop.restoreSnapshot(opened.snapshot);
+  if (opened.bootstrapPeers) {
+    for (const m of initialMembers(config)) if (m.id !== id) transport.addPeer(m.id, m.peerUrls);
+  }
+  member = new Member(config, id, clusterId, loop, sm, metrics, storage.initialState().hardState, log);
+
+  await transport.start();
+  const timer = setInterval(() => {
+    loop.tick();
+    member.onTimer();
+  }, config.heartbeatInterval);
+  loop.kick();
+
+  let client: { ports: number[]; close(): Promise<void> };
+  try {
+    client = options.serveClients === false ? { ports: [], close: async () => {} } : await serveClients(member, config);
+  } catch (err) {
+    clearInterval(timer);
+    member.stopRequests();
+    await loop.stop();
+    await transport.stop();
+    await wal.close();
+    throw err;
+  }
+
+  const stop = async () => {
+    clearInterval(timer);
+    member.stopRequests();
+    await client.close();
+    await loop.stop();
+    await transport.stop();
+    await wal.close();
+    log(`stopped member ${idToHex(id)}`);
+  };
+  const ready = member.publish().then(() => {
+    if (!member.isStopped) log('ready to serve client requests');
+  });
+  member.setLifecycle(stop, ready, client.ports, transport.boundPorts);
+  return member;
+}
