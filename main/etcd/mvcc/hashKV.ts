@@ -13,7 +13,7 @@
 import { Errors } from '../errors';
 import { Crc32c } from './crc32c';
 import type { RevisionRecord } from './keyIndex';
-import { encodeKeyValue, encodeRevisionKey } from './kvCodec';
+import { recordSize, writeKeyValue, writeRevisionKey } from './kvCodec';
 import type { StoreState } from './storeState';
 import type { Revision } from './types';
 
@@ -39,25 +39,35 @@ export function hashKV(s: StoreState, rev: Revision): HashKVResult {
   });
 
   const h = new Crc32c().update(KEY_BUCKET);
+  const scratch = new RecordScratch();
   for (const r of s.log) {
     if (r.main > rev) break;
     // skip revisions that compaction at or below compactRev would drop
     if (r.main <= compactRev && keep.size > 0 && !keep.has(r)) continue;
-    h.update(encodeRevisionKey(r));
-    h.update(encodeKeyValue(r));
+    scratch.add(h, r);
   }
   return { hash: h.digest(), compactRevision: compactRev, revision: currentRev };
 }
 
 export function hashAll(s: StoreState): number {
   const h = new Crc32c().update(KEY_BUCKET);
-  for (const r of s.log) {
-    h.update(encodeRevisionKey(r));
-    h.update(encodeKeyValue(r));
-  }
+  const scratch = new RecordScratch();
+  for (const r of s.log) scratch.add(h, r);
   const counters = new Uint8Array(16);
   const view = new DataView(counters.buffer);
   view.setBigInt64(0, BigInt(s.currentRev));
   view.setBigInt64(8, BigInt(s.compactMainRev));
   return h.update(counters).digest();
+}
+
+/** One reusable buffer for the bytes of each record, so hashing allocates almost nothing. */
+class RecordScratch {
+  private buf = new Uint8Array(4096);
+
+  add(h: Crc32c, r: RevisionRecord): void {
+    const size = recordSize(r);
+    if (size > this.buf.length) this.buf = new Uint8Array(size * 2);
+    const end = writeKeyValue(r, this.buf, writeRevisionKey(r, this.buf, 0));
+    h.update(this.buf.subarray(0, end));
+  }
 }

@@ -17,12 +17,32 @@ export function revisionKeySize(r: RevisionRecord): number {
 
 export function encodeRevisionKey(r: RevisionRecord): Uint8Array {
   const out = new Uint8Array(revisionKeySize(r));
-  const view = new DataView(out.buffer);
-  view.setBigUint64(0, BigInt(r.main));
-  out[8] = 0x5f; // '_'
-  view.setBigUint64(9, BigInt(r.sub));
-  if (isTombstone(r)) out[17] = 0x74; // 't'
+  writeRevisionKey(r, out, 0);
   return out;
+}
+
+/** Writes the revision key at `pos`; returns the position after it. */
+export function writeRevisionKey(r: RevisionRecord, out: Uint8Array, pos: number): number {
+  pos = writeUint64(out, pos, r.main);
+  out[pos++] = 0x5f; // '_'
+  pos = writeUint64(out, pos, r.sub);
+  if (isTombstone(r)) out[pos++] = 0x74; // 't'
+  return pos;
+}
+
+/** Big-endian uint64 of a safe integer, without BigInt. */
+function writeUint64(out: Uint8Array, pos: number, v: number): number {
+  const hi = Math.floor(v / 0x100000000);
+  const lo = v >>> 0;
+  out[pos] = hi >>> 24;
+  out[pos + 1] = (hi >>> 16) & 0xff;
+  out[pos + 2] = (hi >>> 8) & 0xff;
+  out[pos + 3] = hi & 0xff;
+  out[pos + 4] = lo >>> 24;
+  out[pos + 5] = (lo >>> 16) & 0xff;
+  out[pos + 6] = (lo >>> 8) & 0xff;
+  out[pos + 7] = lo & 0xff;
+  return pos + 8;
 }
 
 /** Size of the marshalled mvccpb.KeyValue of a record. */
@@ -45,7 +65,12 @@ export function recordSize(r: RevisionRecord): number {
 
 export function encodeKeyValue(r: RevisionRecord): Uint8Array {
   const out = new Uint8Array(keyValueSize(r));
-  let pos = 0;
+  writeKeyValue(r, out, 0);
+  return out;
+}
+
+/** Writes the marshalled KeyValue at `pos` (out must have keyValueSize(r) room); returns the position after it. */
+export function writeKeyValue(r: RevisionRecord, out: Uint8Array, pos: number): number {
   const tag = (field: number, wire: number) => {
     out[pos++] = (field << 3) | wire;
   };
@@ -58,12 +83,15 @@ export function encodeKeyValue(r: RevisionRecord): Uint8Array {
   };
   const bytes = (b: Uint8Array) => {
     varint(b.length);
-    out.set(b, pos);
-    pos += b.length;
+    if (b.length <= 32) for (let i = 0; i < b.length; i++) out[pos++] = b[i]!;
+    else {
+      out.set(b, pos);
+      pos += b.length;
+    }
   };
   tag(1, 2);
   bytes(r.index.bytes);
-  if (isTombstone(r)) return out;
+  if (isTombstone(r)) return pos;
   if (r.create !== 0) (tag(2, 0), varint(r.create));
   if (r.main !== 0) (tag(3, 0), varint(r.main));
   if (r.version !== 0) (tag(4, 0), varint(r.version));
@@ -77,7 +105,7 @@ export function encodeKeyValue(r: RevisionRecord): Uint8Array {
     }
     out[pos++] = Number(v);
   }
-  return out;
+  return pos;
 }
 
 export function varintSize(v: number): number {

@@ -18,6 +18,7 @@
 // generation), because compaction only ever drops a prefix of a key's history.
 
 import { crc32c } from './crc32c';
+import { toKeyString } from './keyBytes';
 import type { KeyIndex, RevisionRecord } from './keyIndex';
 import { EMPTY, StoreState } from './storeState';
 
@@ -56,9 +57,17 @@ class Writer {
   }
 
   raw(b: Uint8Array): void {
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+    const n = b.length;
+    this.ensure(n);
+    const buf = this.buf;
+    let pos = this.pos;
+    // TypedArray.set has a large fixed cost; most keys and values are short
+    if (n <= 32) for (let i = 0; i < n; i++) buf[pos++] = b[i]!;
+    else {
+      buf.set(b, pos);
+      pos += n;
+    }
+    this.pos = pos;
   }
 
   int64(v: bigint): void {
@@ -104,11 +113,11 @@ class Reader {
     return this.buf[this.pos++]!;
   }
 
-  /** A private copy, so restored values do not pin the snapshot buffer. */
+  /** A view into the reader's buffer (decodeSnapshot reads a private copy of the image). */
   bytes(): Uint8Array {
     const n = this.varint();
     if (this.pos + n > this.buf.length) throw new Error('mvcc snapshot: truncated');
-    const out = n === 0 ? EMPTY : this.buf.slice(this.pos, this.pos + n);
+    const out = n === 0 ? EMPTY : this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
     return out;
   }
@@ -158,7 +167,11 @@ export function decodeSnapshot(data: Uint8Array): StoreState {
   const want = new DataView(data.buffer, data.byteOffset + bodyEnd, 4).getUint32(0);
   if (crc32c(data.subarray(0, bodyEnd)) !== want) throw new Error('mvcc snapshot: checksum mismatch');
 
-  const r = new Reader(data.subarray(0, bodyEnd));
+  // One private copy of the image: restored keys and values are views into
+  // it, which is far cheaper than 2 allocations per key, and never pins the
+  // caller's (possibly much larger) buffer. It is freed once every restored
+  // value has been overwritten or compacted away.
+  const r = new Reader(data.slice(0, bodyEnd));
   r.pos = MAGIC.length;
   const s = new StoreState();
   s.currentRev = r.varint();
@@ -168,7 +181,7 @@ export function decodeSnapshot(data: Uint8Array): StoreState {
   let prevKey: string | undefined;
   for (let i = 0; i < keyCount; i++) {
     const bytes = r.bytes();
-    const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    const key = toKeyString(bytes);
     if (prevKey !== undefined && key <= prevKey) throw new Error('mvcc snapshot: keys out of order');
     prevKey = key;
     keys[i] = s.tree.getOrCreate(key, bytes);
