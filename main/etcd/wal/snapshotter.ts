@@ -113,7 +113,20 @@ export class Snapshotter {
    * not retried on every start, and the next older one is tried.
    */
   async loadNewest(): Promise<Snapshot | undefined> {
-    for (const name of this.names().reverse()) {
+    return this.loadNewestOf(this.names());
+  }
+
+  /**
+   * The newest good snapshot among those the WAL has a marker for (see
+   * Wal.validSnapshotRefs); files without one are skipped, not renamed.
+   */
+  async loadNewestAvailable(refs: { index: number; term: number }[]): Promise<Snapshot | undefined> {
+    const wanted = new Set(refs.map((r) => snapshotFileName(r.term, r.index)));
+    return this.loadNewestOf(this.names().filter((n) => wanted.has(n)));
+  }
+
+  private async loadNewestOf(names: string[]): Promise<Snapshot | undefined> {
+    for (const name of [...names].reverse()) {
       const path = join(this.dir, name);
       try {
         return decodeSnapshotFile(fs.readFileSync(path));

@@ -65,7 +65,8 @@ import {
   isEmptyHardState,
 } from './record';
 import { SegmentPipeline } from './pipeline';
-import { endOfNonZero, isTornTail, scanSegment } from './reader';
+import { readLog, segmentsFor } from './logReader';
+import { endOfNonZero } from './reader';
 import {
   type SegmentName,
   closeFd,
@@ -121,6 +122,24 @@ export class Wal {
     this.pipeline.start();
   }
 
+  /**
+   * The snapshot markers a restart may start from: those at or below the
+   * last hard state's commit, plus {0,0} (etcd 3.5's ValidSnapshotEntries).
+   * Pair with Snapshotter.loadNewestAvailable so a snapshot file written
+   * just before a crash — whose marker never reached the log — is not picked.
+   * Read-only: a torn tail is ignored, not repaired.
+   */
+  static validSnapshotRefs(dir: string): WalSnapshotRef[] {
+    const { segs } = segmentsFor(dir, Infinity);
+    const refs: WalSnapshotRef[] = [];
+    let commit = 0;
+    readLog(dir, segs, 0, (r) => {
+      if (r.type === RecordType.Snapshot) refs.push(decodeSnapshot(r.payload));
+      if (r.type === RecordType.State) commit = decodeState(r.payload).commit;
+    });
+    return refs.filter((ref) => ref.index <= commit || ref.index === 0);
+  }
+
   /** True when `dir` holds at least one segment. */
   static exists(dir: string): boolean {
     return listSegments(dir).length > 0;
@@ -142,87 +161,59 @@ export class Wal {
 
   static async open(dir: string, from: WalSnapshotRef, opts: WalOptions = {}): Promise<WalContents> {
     const segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
-    const segs = listSegments(dir);
-    if (segs.length === 0) throw new Error(`wal: no segments in ${dir}`);
-    segs.forEach((s, i) => {
-      if (s.seq !== segs[0].seq + i) throw new Error(`wal: segment ${s.name} out of sequence in ${dir}`);
-    });
-    let start = -1;
-    segs.forEach((s, i) => {
-      if (s.index <= from.index) start = i;
-    });
-    if (start < 0) throw new Error(`wal: file not found: no segment at or before index ${from.index} in ${dir}`);
+    const { segs, start } = segmentsFor(dir, from.index);
     removeTmpFiles(dir);
 
     const entries: Entry[] = [];
     let hardState = EMPTY_STATE;
     let metadata: Uint8Array | undefined;
     let matched = from.index === 0;
-    let seed: number | undefined;
-    let tail: { buf: Buffer; end: number; crc: number } | undefined;
-
-    for (let i = start; i < segs.length; i++) {
-      const path = join(dir, segs[i].name);
-      const buf = fs.readFileSync(path);
-      const where = (offset: number) => `${path} at offset ${offset}`;
-      const res = scanSegment(buf, seed, (r) => {
-        try {
-          switch (r.type) {
-            case RecordType.Entry: {
-              const e = decodeEntry(r.payload);
-              if (e.index <= from.index) break;
-              const pos = e.index - from.index - 1;
-              if (pos > entries.length) throw new Error(`entry ${e.index} leaves a gap after ${from.index + entries.length}`);
-              entries.length = pos;
-              entries.push(e);
-              break;
-            }
-            case RecordType.State:
-              hardState = decodeState(r.payload);
-              break;
-            case RecordType.Metadata:
-              if (metadata && Buffer.compare(metadata, r.payload) !== 0) throw new Error('conflicting metadata found');
-              metadata ??= new Uint8Array(r.payload);
-              break;
-            case RecordType.Snapshot: {
-              const snap = decodeSnapshot(r.payload);
-              if (snap.index === from.index) {
-                if (snap.term !== from.term) throw new Error(`snapshot mismatch: term ${snap.term}, want ${from.term}`);
-                matched = true;
-              }
-              break;
-            }
-            case RecordType.Crc:
-              decodeCrc(r.payload);
-              break;
-            default:
-              throw new Error(`unknown record type ${r.type}`);
-          }
-        } catch (err) {
-          throw new Error(`wal: ${(err as Error).message} (${where(r.offset)})`);
+    const tail = readLog(dir, segs, start, (r) => {
+      switch (r.type) {
+        case RecordType.Entry: {
+          const e = decodeEntry(r.payload);
+          if (e.index <= from.index) break;
+          const pos = e.index - from.index - 1;
+          if (pos > entries.length) throw new Error(`entry ${e.index} leaves a gap after ${from.index + entries.length}`);
+          entries.length = pos;
+          entries.push(e);
+          break;
         }
-      });
-      const last = i === segs.length - 1;
-      if (res.failure && !(last && isTornTail(buf, res.failure))) {
-        throw new Error(`wal: corrupt record in ${where(res.failure.offset)}: ${res.failure.reason}`);
+        case RecordType.State:
+          hardState = decodeState(r.payload);
+          break;
+        case RecordType.Metadata:
+          if (metadata && Buffer.compare(metadata, r.payload) !== 0) throw new Error('conflicting metadata found');
+          metadata ??= new Uint8Array(r.payload);
+          break;
+        case RecordType.Snapshot: {
+          const snap = decodeSnapshot(r.payload);
+          if (snap.index === from.index) {
+            if (snap.term !== from.term) throw new Error(`snapshot mismatch: term ${snap.term}, want ${from.term}`);
+            matched = true;
+          }
+          break;
+        }
+        case RecordType.Crc:
+          decodeCrc(r.payload);
+          break;
+        default:
+          throw new Error(`unknown record type ${r.type}`);
       }
-      if (res.end === 0) throw new Error(`wal: segment ${path} has no valid header`);
-      seed = res.crc;
-      if (last) tail = { buf, end: res.end, crc: res.crc };
-    }
+    });
     if (!matched) throw new Error(`wal: snapshot not found: no marker for index ${from.index} term ${from.term}`);
     if (!metadata) throw new Error(`wal: no metadata record in ${dir}`);
 
     const lastSeg = segs[segs.length - 1];
     const fd = await openFd(join(dir, lastSeg.name), 'r+');
     try {
-      await repairTail(fd, tail!.buf, tail!.end, segmentBytes);
+      await repairTail(fd, tail.buf, tail.end, segmentBytes);
     } catch (err) {
       await closeFd(fd);
       throw err;
     }
     const lastIndex = entries.length > 0 ? entries[entries.length - 1].index : from.index;
-    const wal = new Wal(dir, metadata, segmentBytes, segs, fd, tail!.end, tail!.crc, lastIndex, hardState);
+    const wal = new Wal(dir, metadata, segmentBytes, segs, fd, tail.end, tail.crc, lastIndex, hardState);
     return { wal, metadata, hardState, entries };
   }
 
