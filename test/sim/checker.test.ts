@@ -41,33 +41,40 @@ const cases: { name: string; history: (c: SafetyChecker) => void; want?: RegExp 
   {
     name: 'two nodes apply different entries at one index',
     history: (c) => {
-      c.observeApplied(1n, e(4, 2, 'x'));
-      c.observeApplied(2n, e(4, 3, 'x'));
+      c.observeApplied(1n, e(4, 2, 'x'), 3);
+      c.observeApplied(2n, e(4, 3, 'x'), 3);
     },
     want: /state-machine safety/,
   },
   {
     name: 'a new leader lacks a committed entry',
     history: (c) => {
-      c.observeApplied(1n, e(1, 1));
-      c.observeApplied(1n, e(2, 1));
+      c.observeApplied(1n, e(1, 1), 1);
+      c.observeApplied(1n, e(2, 1), 1);
       c.observeLeader(3n, 2, logOf([1])); // has only index 1
     },
     want: /leader completeness/,
   },
   {
-    name: 'an entry committed later is missing from a current leader',
+    name: 'a leader of a later term has a different entry where one was committed',
     history: (c) => {
-      c.observeLeader(3n, 4, logOf([1, 3]));
-      c.observeApplied(1n, e(1, 1));
-      c.observeApplied(1n, e(2, 2)); // term 2 < 4, but the leader has term 3 there
+      c.observeApplied(1n, e(1, 1), 2);
+      c.observeApplied(1n, e(2, 2), 2);
+      c.observeLeader(3n, 4, logOf([1, 3])); // term 3 at index 2
     },
     want: /leader completeness/,
   },
   {
+    name: 'a leader of a term before the commit may lack the entry',
+    history: (c) => {
+      c.observeApplied(1n, e(242, 12), 14); // committed by the leader of term 14
+      c.observeLeader(2n, 13, (i) => (i === 242 ? 13 : 12));
+    },
+  },
+  {
     name: 'a compacted entry does not count as missing',
     history: (c) => {
-      c.observeApplied(1n, e(1, 1));
+      c.observeApplied(1n, e(1, 1), 1);
       c.observeLeader(3n, 2, (i) => (i <= 1 ? undefined : 2));
     },
   },

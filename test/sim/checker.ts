@@ -7,8 +7,11 @@
 //    and the same previous term on every node (so, by induction, the same
 //    prefix) — checked for every entry a node persists.
 // 3. Leader completeness: a leader of term T holds every entry committed in
-//    an earlier term (checked when a leader is first seen, and when an entry
-//    is first known committed).
+//    an earlier term. An entry counts as committed when a node first applies
+//    it, and as committed no later than the highest term any node had then
+//    (the committing leader's term is at most that): leaders first seen at a
+//    higher term must hold it. (An entry of term 12 may be committed by the
+//    leader of term 14; the leader of term 13 need not have it.)
 // 4. State-machine safety: no two nodes apply different entries at one index.
 // 5. Linearizable reads: a ReadIndex answer is ≥ everything known committed
 //    when the read was issued.
@@ -37,9 +40,8 @@ export type TermLookup = (i: Index) => Term | undefined;
 export class SafetyChecker {
   private readonly leaderOfTerm = new Map<Term, MemberId>();
   private readonly seenEntries = new Map<string, { key: string; prevTerm: Term | undefined }>();
-  private readonly committed = new Map<Index, EntryFacts>();
+  private readonly committed = new Map<Index, EntryFacts & { termBound: Term }>();
   private maxCommitted: Index = 0;
-  private readonly leaderLogs = new Map<Term, TermLookup>();
 
   get committedIndex(): Index {
     return this.maxCommitted;
@@ -53,10 +55,9 @@ export class SafetyChecker {
     if (prev === undefined) {
       this.leaderOfTerm.set(term, id);
       for (const c of this.committed.values()) {
-        if (c.term < term) this.checkHolds(id, term, termAt, c);
+        if (c.termBound < term) this.checkHolds(id, term, termAt, c);
       }
     }
-    this.leaderLogs.set(term, termAt);
   }
 
   /** A node persisted `e`; prevTerm is the term of its entry at e.index-1 (undefined if compacted). */
@@ -76,8 +77,8 @@ export class SafetyChecker {
     if (seen.prevTerm === undefined) seen.prevTerm = prevTerm;
   }
 
-  /** A node applied `e` (so it is committed). */
-  observeApplied(node: MemberId, e: EntryFacts): void {
+  /** A node applied `e` (so it is committed); termBound is the highest term any node has now. */
+  observeApplied(node: MemberId, e: EntryFacts, termBound: Term): void {
     const c = this.committed.get(e.index);
     if (c) {
       if (c.term !== e.term || c.key !== e.key) {
@@ -87,11 +88,8 @@ export class SafetyChecker {
       }
       return;
     }
-    this.committed.set(e.index, e);
+    this.committed.set(e.index, { ...e, termBound });
     if (e.index > this.maxCommitted) this.maxCommitted = e.index;
-    for (const [term, termAt] of this.leaderLogs) {
-      if (term > e.term) this.checkHolds(this.leaderOfTerm.get(term)!, term, termAt, e);
-    }
   }
 
   /** A read issued when `requiredIndex` was known committed was answered at `index`. */
@@ -99,14 +97,6 @@ export class SafetyChecker {
     if (index < requiredIndex) {
       throw new SafetyViolation(`linearizable read: node ${node} got read index ${index} < ${requiredIndex} committed before the read`);
     }
-  }
-
-  /**
-   * Keeps checking newly committed entries only against leaders that still
-   * lead: a former leader's log may since have been replaced by a snapshot.
-   */
-  retainLeaders(currentTerms: ReadonlySet<Term>): void {
-    for (const t of this.leaderLogs.keys()) if (!currentTerms.has(t)) this.leaderLogs.delete(t);
   }
 
   private checkHolds(leader: MemberId, term: Term, termAt: TermLookup, c: EntryFacts): void {

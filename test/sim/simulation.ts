@@ -110,7 +110,7 @@ class Simulation {
       },
       {
         persisted: (node, e, prevTerm) => this.checker.observePersisted(node.id, entryFacts(e), prevTerm),
-        applied: (node, e) => this.checker.observeApplied(node.id, entryFacts(e)),
+        applied: (node, e) => this.checker.observeApplied(node.id, entryFacts(e), this.maxTerm()),
         read: (node, rs) => {
           const key = `${node.id}:${new TextDecoder().decode(rs.requestCtx)}`;
           const required = this.pendingReads.get(key);
@@ -210,16 +210,22 @@ class Simulation {
   }
 
   private checkLeaders(): void {
-    const current = new Set<Term>();
     for (const n of this.live()) {
       const r = n.node!.raft;
       if (r.state !== StateType.Leader) continue;
-      current.add(r.term);
       this.leadersSeen.add(r.term);
       const log = r.raftLog;
       this.checker.observeLeader(n.id, r.term, (i) => log.term(i));
     }
-    this.checker.retainLeaders(current);
+  }
+
+  /** The highest term any member holds, in memory or on disk. */
+  private maxTerm(): Term {
+    let t = 0;
+    for (const n of this.nodes.values()) {
+      t = Math.max(t, n.storage.initialState().hardState.term, n.node?.raft.term ?? 0);
+    }
+    return t;
   }
 
   private live(): SimNode[] {
