@@ -27,11 +27,13 @@ export async function runEtcdCommand(argv: string[]): Promise<number> {
   }
   for (const w of parsed.warnings) process.stderr.write(`etcdmain: ${w}\n`);
 
-  const member = await startMember(parsed.config);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+  // Listen before starting, so a signal during startup still stops cleanly.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
+  const member = await startMember(parsed.config);
+  const signal = await signalled;
   process.stderr.write(`etcdmain: received ${signal} signal, shutting down...\n`);
   // A second signal while stopping means "now".
   const force = (): void => process.exit(1);
