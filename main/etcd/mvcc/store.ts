@@ -154,14 +154,23 @@ export class MvccStore {
     return out;
   }
 
-  /** Runs one write txn and fires events if it changed anything. */
+  /**
+   * Runs one write txn and fires events if it changed anything. Everything
+   * that can fail is checked before the first change; should an op still
+   * throw after one (only possible for a txn that skipped checkTxnRequest,
+   * e.g. ignoreValue on a key deleted earlier in it), the changes made so far
+   * are committed as their revision rather than left half-applied, so every
+   * member still ends in the same, consistent state.
+   */
   private write<T>(body: (txn: WriteTxn) => T): T {
     const txn = new WriteTxn(this.s);
-    const result = body(txn);
-    const listener = this.onEvents;
-    const events = txn.end(listener !== undefined);
-    if (txn.changes.length > 0 && listener !== undefined) listener(this.s.currentRev, events);
-    return result;
+    try {
+      return body(txn);
+    } finally {
+      const listener = this.onEvents;
+      const events = txn.end(listener !== undefined);
+      if (txn.changes.length > 0 && listener !== undefined) listener(this.s.currentRev, events);
+    }
   }
 }
 

@@ -136,6 +136,15 @@ describe('MvccStore.txn writes', () => {
     expect('range' in g && g.range.kvs.map((kv) => s(kv.value))).toEqual(['a2']);
   });
 
+  it('commits the changes made before an op that fails mid-txn (unchecked request)', () => {
+    const st = fixture();
+    // checkTxnRequest would reject this (put inside a deleted range); the store must stay consistent anyway
+    expect(() => st.txn(txnReq([], [op.del('a'), op.put('a', '', { ignoreValue: true })]))).toThrow('etcdserver: key not found');
+    expect(st.currentRevision).toBe(5);
+    expect(dump(st)).toEqual(['b=b1']);
+    expect(st.put(putReq('c', '1')).revision).toBe(6);
+  });
+
   it('checks put leases through the hooks', () => {
     const st = fixture();
     st.leases = { exists: () => false, attach: () => undefined, detach: () => undefined };
