@@ -96,9 +96,14 @@ export class Cluster {
   /** Delivers messages until quiet (bounded). */
   stabilize(maxRounds = 200): void {
     for (let round = 0; round < maxRounds; round++) {
+      // A node may need several Readies (committed entries come out in size-limited batches).
       const out: Message[] = [];
-      for (const n of this.nodes.values()) out.push(...this.handleReady(n));
-      if (out.length === 0) return;
+      let busy = false;
+      for (const n of this.nodes.values()) {
+        busy ||= n.node.hasReady();
+        out.push(...this.handleReady(n));
+      }
+      if (!busy) return;
       for (const m of out) {
         if (!this.filter(m)) continue;
         const to = this.nodes.get(m.to);
