@@ -16,6 +16,7 @@
 
 import { CAMPAIGN_TRANSFER, CampaignType } from './campaign';
 import type { Config } from './config';
+import { decodeConfChange } from './confChangeCodec';
 import { ErrProposalDropped, RaftPanic } from './errors';
 import { RaftLog } from './raftLog';
 import { ReadOnly } from './readOnly';
@@ -114,8 +115,27 @@ export class Raft {
     const { hardState, confState } = c.storage.initialState();
     this.restoreConfState(confState);
     if (!isEmptyHardState(hardState)) this.loadState(hardState);
-    if (c.applied) this.raftLog.appliedTo(c.applied);
+    if (c.applied) {
+      this.raftLog.appliedTo(c.applied);
+      this.replayAppliedConfChanges(c.applied);
+    }
     this.becomeFollower(this.term, NONE);
+  }
+
+  /**
+   * Storage's confState is the configuration as of its snapshot. Conf changes
+   * after the snapshot and up to `applied` will not be handed out again, so
+   * the driver will not re-apply them: apply them here.
+   */
+  private replayAppliedConfChanges(applied: Index): void {
+    const first = this.raftLog.firstIndex();
+    if (applied < first) return;
+    for (const e of this.raftLog.slice(first, applied + 1, Infinity)) {
+      if (e.type === EntryType.ConfChange) this.prs.applyConfChange(decodeConfChange(e.data), this.raftLog.lastIndex());
+    }
+    const pr = this.prs.progress.get(this.id);
+    if (pr) pr.match = Math.max(pr.match, this.raftLog.lastIndex());
+    this.isLearner = pr?.isLearner ?? false;
   }
 
   // ---- state accessors -------------------------------------------------
