@@ -1,0 +1,79 @@
+// The plain-HTTP endpoints etcd serves on its client port beside gRPC
+// (etcdserver/api/etcdhttp): /health, /version and /metrics. Bodies, status
+// codes and headers are what etcd 3.4.23 sends, checked against Debian's
+// etcd: `{"health":"true"}` (3.4 has no "reason" field), 503 with Go's
+// http.Error body (trailing newline) when unhealthy, 405 + Allow for other
+// methods, and Go's "404 page not found" for anything else.
+
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { EtcdServer } from '../server/types';
+
+/** The /version answer. The cluster version is the minor the cluster agreed on. */
+export const VERSION_BODY = JSON.stringify({ etcdserver: '3.4.23', etcdcluster: '3.4.0' });
+
+// etcd wraps its client-port HTTP mux in these CORS headers (embed/serve.go).
+const CORS_HEADERS: Record<string, string> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'POST, GET, OPTIONS, PUT, DELETE',
+  'Access-Control-Allow-Headers': 'accept, content-type, authorization',
+};
+
+const TEXT = 'text/plain; charset=utf-8';
+
+export function clientHttpHandler(server: EtcdServer): RequestListener {
+  return (req, res) => {
+    for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
+    const path = (req.url ?? '/').split('?', 1)[0];
+    const done = (p: Promise<void>) =>
+      p.catch((err: unknown) => goError(res, 500, err instanceof Error ? err.message : String(err)));
+    switch (path) {
+      case '/health':
+        if (allowGet(req, res)) done(health(server, res));
+        return;
+      case '/version':
+        if (allowGet(req, res)) send(res, 200, 'application/json', VERSION_BODY);
+        return;
+      case '/metrics':
+        done(metrics(server, res));
+        return;
+      default:
+        goError(res, 404, '404 page not found');
+    }
+  };
+}
+
+async function health(server: EtcdServer, res: ServerResponse): Promise<void> {
+  const h = await server.health();
+  if (h.health) {
+    send(res, 200, TEXT, '{"health":"true"}');
+  } else {
+    goError(res, 503, '{"health":"false"}');
+  }
+}
+
+async function metrics(server: EtcdServer, res: ServerResponse): Promise<void> {
+  const text = await server.metrics.metrics();
+  send(res, 200, server.metrics.contentType, text);
+}
+
+function allowGet(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.method === 'GET') return true;
+  res.setHeader('Allow', 'GET');
+  goError(res, 405, 'Method Not Allowed');
+  return false;
+}
+
+/** Go's http.Error: text/plain, nosniff, the message plus a newline. */
+function goError(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  send(res, status, TEXT, `${message}\n`);
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}

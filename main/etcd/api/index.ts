@@ -1,0 +1,110 @@
+// The member's client port: etcd's v3 gRPC API and its HTTP endpoints on the
+// same listener, as etcd serves them (embed/serve.go with cmux). One
+// net.Server per --listen-client-urls entry; each connection is routed by its
+// first bytes (protocolSniffer.ts) to one grpc-js server (through a
+// connection injector, so grpc-js never binds a port itself) or to one Node
+// http.Server.
+//
+// Services are one module each; Watch, Lease, Auth and the rest of
+// Maintenance and Cluster are added to `registerServices` as they land.
+
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
+import type { EtcdServer } from '../server/types';
+import { clusterService } from './clusterService';
+import { clientHttpHandler } from './httpEndpoints';
+import { kvService } from './kvService';
+import { parseListenUrl, type ListenAddress } from './listenUrl';
+import { maintenanceService } from './maintenanceService';
+import { etcdService } from './protos';
+import { routeByPreface } from './protocolSniffer';
+
+export { VERSION_BODY } from './httpEndpoints';
+
+export interface ClientServerOptions {
+  /** --listen-client-urls, e.g. "http://127.0.0.1:2379"; port 0 picks a free port. */
+  listenUrls: string[];
+  /** --max-request-bytes (etcd default 1.5 MiB). */
+  maxRequestBytes: number;
+}
+
+export interface ClientServerHandle {
+  /** The bound port of each listen URL, in order. */
+  ports: number[];
+  /** Stops listening and drops every open connection. */
+  close(): Promise<void>;
+}
+
+/** etcd's v3rpc/grpc.go: requests may exceed max-request-bytes by this much of gRPC framing. */
+const GRPC_OVERHEAD_BYTES = 512 * 1024;
+/** etcd sends responses of any size (math.MaxInt32). */
+const MAX_SEND_BYTES = 2 ** 31 - 1;
+
+export function grpcServerOptions(maxRequestBytes: number): Record<string, number> {
+  return {
+    'grpc.max_receive_message_length': maxRequestBytes + GRPC_OVERHEAD_BYTES,
+    'grpc.max_send_message_length': MAX_SEND_BYTES,
+    // Keepalive is left at grpc-js defaults on purpose: they never answer
+    // etcdctl's 2 s client pings with GOAWAY too_many_pings.
+  };
+}
+
+function registerServices(grpc: GrpcServer, server: EtcdServer): void {
+  grpc.addService(etcdService('KV'), kvService(server));
+  grpc.addService(etcdService('Cluster'), clusterService(server));
+  grpc.addService(etcdService('Maintenance'), maintenanceService(server));
+}
+
+export async function startClientServer(server: EtcdServer, opts: ClientServerOptions): Promise<ClientServerHandle> {
+  const addresses = opts.listenUrls.map(parseListenUrl);
+  for (const a of addresses) {
+    if (a.scheme === 'https') throw new Error(`${a.url}: https client URLs need TLS, which is not supported yet`);
+  }
+
+  const grpc = new GrpcServer(grpcServerOptions(opts.maxRequestBytes));
+  registerServices(grpc, server);
+  const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
+  const http1 = createHttpServer(clientHttpHandler(server));
+
+  const sockets = new Set<Socket>();
+  const routes = {
+    http2: (s: Socket) => injector.injectConnection(s),
+    http1: (s: Socket) => http1.emit('connection', s),
+  };
+  const onConnection = (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    routeByPreface(socket, routes);
+  };
+
+  const listeners: NetServer[] = [];
+  const close = async (): Promise<void> => {
+    const closed = listeners.map((l) => new Promise<void>((resolve) => l.close(() => resolve())));
+    injector.destroy();
+    grpc.forceShutdown();
+    http1.close();
+    for (const s of sockets) s.destroy();
+    await Promise.all(closed);
+  };
+
+  try {
+    for (const a of addresses) listeners.push(await listen(a, onConnection));
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { ports: listeners.map((l) => (l.address() as AddressInfo).port), close };
+}
+
+function listen(a: ListenAddress, onConnection: (s: Socket) => void): Promise<NetServer> {
+  // Go sets TCP_NODELAY on every connection; small unary replies must not wait.
+  const l = createNetServer({ noDelay: true }, onConnection);
+  return new Promise((resolve, reject) => {
+    l.once('error', reject);
+    l.listen({ host: a.host, port: a.port }, () => {
+      l.removeListener('error', reject);
+      resolve(l);
+    });
+  });
+}
