@@ -10,7 +10,7 @@ import { ErrCompacted, ErrUnavailable, RaftPanic } from './errors';
 import type { Storage } from './config';
 import { UnstableLog } from './unstableLog';
 import type { Entry, Index, Snapshot, Term } from './types';
-import { limitEnd } from './util';
+import { payloadSize } from './util';
 
 export class RaftLog {
   readonly unstable: UnstableLog;
@@ -210,11 +210,22 @@ export class RaftLog {
       if (ents.length < storageHi - lo) return ents;
     }
     if (hi > offset) {
-      const un = this.unstable.slice(Math.max(lo, offset), hi);
-      if (ents.length === 0) ents = un;
-      else for (const e of un) ents.push(e);
+      // Take from the unstable tail only what fits in the remaining budget:
+      // one slice, never a copy of the whole tail.
+      const arr = this.unstable.entries;
+      const from = Math.max(lo, offset) - offset;
+      const to = hi - offset;
+      let size = payloadSize(ents);
+      let end = from;
+      while (end < to) {
+        const s = arr[end]!.data.length;
+        if ((ents.length > 0 || end > from) && size + s > maxSize) break;
+        size += s;
+        end++;
+      }
+      if (ents.length === 0) return arr.slice(from, end);
+      for (let k = from; k < end; k++) ents.push(arr[k]!);
     }
-    const end = limitEnd(ents, 0, ents.length, maxSize);
-    return end === ents.length ? ents : ents.slice(0, end);
+    return ents;
   }
 }
