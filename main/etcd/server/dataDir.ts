@@ -82,7 +82,9 @@ export async function openDataDir(config: MemberConfig): Promise<OpenedDataDir> 
 }
 
 async function restart(wdir: string, snapshotter: Snapshotter): Promise<OpenedDataDir> {
-  const snapshot = await snapshotter.loadNewest();
+  // Only a snapshot whose marker reached the WAL (etcd 3.5's fix): a file
+  // saved just before a crash may have no marker, and opening the WAL there fails.
+  const snapshot = await snapshotter.loadNewestAvailable(Wal.validSnapshotRefs(wdir));
   const ref = snapshot ? { index: snapshot.metadata.index, term: snapshot.metadata.term } : { index: 0, term: 0 };
   const { wal, metadata, hardState, entries } = await Wal.open(wdir, ref);
   const { id, clusterId } = decodeWalMetadata(metadata);

@@ -85,6 +85,7 @@ export class RaftLoop {
   private running?: Promise<void>;
   private scheduled = false;
   private stopped = false;
+  private appliedWaiters: { index: Index; resolve: () => void }[] = [];
 
   constructor(private readonly o: RaftLoopOptions) {
     const snap = o.storage.snapshot();
@@ -139,10 +140,24 @@ export class RaftLoop {
     this.kick();
   }
 
+  /** Resolves once entries up to `index` are applied (or the loop stops). */
+  appliedAtLeast(index: Index): Promise<void> {
+    if (this.applied >= index || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.appliedWaiters.push({ index, resolve }));
+  }
+
   /** Waits for the cycle in progress, then runs no more. */
   async stop(): Promise<void> {
     this.stopped = true;
     await this.running;
+    for (const w of this.appliedWaiters.splice(0)) w.resolve();
+  }
+
+  private notifyApplied(): void {
+    this.o.hooks.onApplied(this.applied);
+    if (this.appliedWaiters.length === 0) return;
+    for (const w of this.appliedWaiters) if (w.index <= this.applied) w.resolve();
+    this.appliedWaiters = this.appliedWaiters.filter((w) => w.index > this.applied);
   }
 
   /** Replaces the state machine by a snapshot's (at start, or a follower far behind). */
@@ -181,7 +196,7 @@ export class RaftLoop {
     const applyEarly = !snap && !rd.committedEntries.some((e) => e.type === EntryType.ConfChange);
     if (applyEarly && rd.committedEntries.length > 0) {
       this.apply(rd.committedEntries);
-      hooks.onApplied(this.applied);
+      this.notifyApplied();
     }
     if (snap) {
       await snapshotter.save(snap);
@@ -208,7 +223,7 @@ export class RaftLoop {
     }
     if (!applyEarly && rd.committedEntries.length > 0) {
       this.apply(rd.committedEntries);
-      hooks.onApplied(this.applied);
+      this.notifyApplied();
     }
     node.advance(rd);
     await this.maybeSnapshot();

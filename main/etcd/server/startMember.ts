@@ -116,7 +116,10 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
       },
     },
   });
-  if (opened.snapshot) loop.restoreSnapshot(opened.snapshot);
+  if (opened.snapshot) {
+    loop.restoreSnapshot(opened.snapshot);
+    log(`recovered store from snapshot at index ${opened.snapshot.metadata.index}`);
+  }
   if (opened.bootstrapPeers) {
     for (const m of initialMembers(config)) if (m.id !== id) transport.addPeer(m.id, m.peerUrls);
   }
@@ -128,6 +131,9 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
     member.onTimer();
   }, config.heartbeatInterval);
   loop.kick();
+  // Replay the committed tail of the WAL before serving, so that even a
+  // serializable read after a restart sees everything this member had applied.
+  await loop.appliedAtLeast(storage.initialState().hardState.commit);
 
   let client: { ports: number[]; close(): Promise<void> };
   try {
