@@ -11,7 +11,7 @@ import { Etcd3 } from 'etcd3';
 export function programFor(impl, cliJs) {
   return impl === 'etcd'
     ? { command: '/usr/bin/etcd', args: [] }
-    : { command: process.execPath, args: [cliJs], env: { ELECTRON_RUN_AS_NODE: '1' } };
+    : { command: process.execPath, args: [cliJs, 'etcd'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
 export async function startCluster(impl, program, base) {

@@ -19,7 +19,7 @@ export interface UpOptions {
  * ELECTRON_RUN_AS_NODE=1; under Node the variable is ignored.
  */
 export function selfProgram(cliPath: string): Program {
-  return { command: process.execPath, args: [cliPath], env: { ELECTRON_RUN_AS_NODE: '1' } };
+  return { command: process.execPath, args: [cliPath, 'etcd'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
 export async function runUpCommand(opts: UpOptions, program: Program): Promise<number> {

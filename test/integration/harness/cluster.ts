@@ -36,7 +36,7 @@ export const PORTS = {
 export function programFor(impl: Impl): Program {
   if (impl === 'etcd') return { command: ETCD_BINARY, args: [] };
   if (!existsSync(CLI_JS)) throw new Error(`${CLI_JS} missing: run npm run build first`);
-  return { command: process.execPath, args: [CLI_JS], env: { ELECTRON_RUN_AS_NODE: '1' } };
+  return { command: process.execPath, args: [CLI_JS, 'etcd'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
 const live: { cluster: LocalCluster; dir: string }[] = [];
