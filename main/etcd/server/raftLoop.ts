@@ -184,6 +184,9 @@ export class RaftLoop {
     const { node, storage, wal, snapshotter, peers, hooks, metrics } = this.o;
     const rd = node.ready();
     if (rd.softState) this.noteSoftState(rd.softState);
+    // The commit index is known now (it only reaches the disk below); entries
+    // up to it may be applied early, and status must never show applied > committed.
+    if (rd.hardState) this.committed = rd.hardState.commit;
     if (rd.readStates.length > 0) hooks.onReadStates(rd.readStates);
     if (this.isLeader) peers.send(rd.messages);
 
@@ -210,7 +213,6 @@ export class RaftLoop {
     if (snap) storage.applySnapshot(snap);
     if (rd.hardState) {
       storage.setHardState(rd.hardState);
-      this.committed = rd.hardState.commit;
       metrics.proposalsCommitted.set(this.committed);
       hooks.onHardState(rd.hardState);
     }
