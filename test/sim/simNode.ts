@@ -1,7 +1,9 @@
-// One simulated member: durable storage (what the driver persisted — it
-// survives a crash) and volatile state (the RawNode, the KV state machine)
-// that a crash loses. The driver follows rawNode.ts's contract exactly:
-// persist snapshot, entries, hard state; then send; then apply; then advance.
+// One simulated member: a disk (what the driver made durable — it survives a
+// crash) and volatile state (the RawNode, the MemoryStorage it reads, the KV
+// state machine) that a crash loses; a restart rebuilds the MemoryStorage from
+// the disk, as the member server rebuilds it from its WAL. The driver follows
+// rawNode.ts's contract exactly: persist snapshot, entries, hard state; then
+// send; then apply; then advance.
 
 import {
   ConfChangeType,
@@ -26,6 +28,13 @@ export interface SimNodeOptions {
   snapshotInterval: number;
   /** Entries kept behind the snapshot for slow followers. */
   compactionLag: number;
+  /**
+   * A deliberately broken driver for testing the checker end to end: it sends
+   * a Ready's messages before that Ready's entries and hard state reach the
+   * disk (they are written with the next Ready), so a crash loses state that
+   * peers were already told about — a vote, an acknowledged entry.
+   */
+  brokenPersistence?: boolean;
 }
 
 /** What the driver reports back to the simulation. */
@@ -40,12 +49,15 @@ const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 export class SimNode {
-  readonly storage = new MemoryStorage();
+  storage = new MemoryStorage();
+  readonly disk = new MemoryStorage();
   node: RawNode | undefined;
   kv = new Map<string, string>();
   appliedIndex = 0;
   confState: ConfState = { voters: [], learners: [] };
   removed = false;
+  /** brokenPersistence only: the last Ready's writes, not yet on disk. */
+  private deferred: (() => void) | undefined;
 
   constructor(
     readonly id: MemberId,
@@ -84,13 +96,16 @@ export class SimNode {
   }
 
   crash(): void {
+    this.deferred = undefined;
     this.node = undefined;
+    this.storage = new MemoryStorage();
     this.kv = new Map();
     this.appliedIndex = 0;
   }
 
   /** Restarts from what was persisted: the state machine from the snapshot, Raft from storage. */
   restart(): void {
+    this.storage = copyStorage(this.disk);
     const snap = this.storage.snapshot();
     this.restoreStateMachine(snap.data, snap.metadata.index, snap.metadata.confState);
     this.node = new RawNode(this.config(snap.metadata.index));
@@ -101,12 +116,23 @@ export class SimNode {
     const n = this.node;
     if (!n || !n.hasReady()) return [];
     const rd = n.ready();
-    // 1. persist
-    if (rd.snapshot) this.storage.applySnapshot(rd.snapshot);
-    if (rd.entries.length) {
-      this.storage.append(rd.entries);
-      for (const e of rd.entries) this.hooks.persisted(this, e, this.termAt(e.index - 1));
+    // 1. persist: the disk first, then the MemoryStorage the core reads.
+    const toDisk = () => {
+      if (rd.snapshot) this.disk.applySnapshot(rd.snapshot);
+      if (rd.entries.length) {
+        this.disk.append(rd.entries);
+        for (const e of rd.entries) this.hooks.persisted(this, e, termAt(this.disk, e.index - 1));
+      }
+      if (rd.hardState) this.disk.setHardState(rd.hardState);
+    };
+    if (this.opts.brokenPersistence) {
+      this.deferred?.();
+      this.deferred = toDisk;
+    } else {
+      toDisk();
     }
+    if (rd.snapshot) this.storage.applySnapshot(rd.snapshot);
+    this.storage.append(rd.entries);
     if (rd.hardState) this.storage.setHardState(rd.hardState);
     // 2. the messages may leave now (the caller sends them)
     // 3. apply
@@ -122,14 +148,6 @@ export class SimNode {
     n.advance(rd);
     this.maybeSnapshot();
     return rd.messages;
-  }
-
-  private termAt(i: number): number | undefined {
-    try {
-      return this.storage.term(i);
-    } catch {
-      return undefined;
-    }
   }
 
   private apply(n: RawNode, e: Entry): void {
@@ -150,9 +168,13 @@ export class SimNode {
     const snapIndex = this.storage.snapshot().metadata.index;
     if (this.appliedIndex - snapIndex < this.opts.snapshotInterval) return;
     const data = encoder.encode(JSON.stringify([...this.kv]));
-    this.storage.createSnapshot(this.appliedIndex, this.confState, data);
-    const compactTo = this.appliedIndex - this.opts.compactionLag;
-    if (compactTo > this.storage.firstIndex()) this.storage.compact(compactTo);
+    for (const s of [this.storage, this.disk]) {
+      // (A broken driver's disk may lag behind what was applied.)
+      if (this.appliedIndex > s.lastIndex() || this.appliedIndex <= s.snapshot().metadata.index) continue;
+      s.createSnapshot(this.appliedIndex, this.confState, data);
+      const compactTo = this.appliedIndex - this.opts.compactionLag;
+      if (compactTo > s.firstIndex()) s.compact(compactTo);
+    }
   }
 
   private restoreStateMachine(data: Uint8Array, index: number, cs: ConfState): void {
@@ -160,4 +182,22 @@ export class SimNode {
     this.appliedIndex = index;
     this.confState = cs;
   }
+}
+
+function termAt(s: MemoryStorage, i: number): number | undefined {
+  try {
+    return s.term(i);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A fresh MemoryStorage with the same snapshot, entries and hard state (a restart reading its WAL). */
+function copyStorage(from: MemoryStorage): MemoryStorage {
+  const to = new MemoryStorage();
+  const snap = from.snapshot();
+  if (snap.metadata.index > 0) to.applySnapshot(snap);
+  if (from.lastIndex() >= from.firstIndex()) to.append(from.entries(from.firstIndex(), from.lastIndex() + 1, Infinity));
+  to.setHardState(from.initialState().hardState);
+  return to;
 }

@@ -28,6 +28,8 @@ export interface SimOptions {
   chaosRounds: number;
   /** Ticks allowed after healing to elect a leader and commit. */
   livenessTicks: number;
+  /** Run every member with a driver that breaks the persist-before-send rule (see SimNodeOptions). */
+  brokenPersistence?: boolean;
 }
 
 export interface SimResult {
@@ -107,6 +109,7 @@ class Simulation {
         random: this.rng.fork(),
         snapshotInterval: 10 + this.rng.int(30),
         compactionLag: this.rng.int(8),
+        brokenPersistence: this.o.brokenPersistence,
       },
       {
         persisted: (node, e, prevTerm) => this.checker.observePersisted(node.id, entryFacts(e), prevTerm),
@@ -223,7 +226,7 @@ class Simulation {
   private maxTerm(): Term {
     let t = 0;
     for (const n of this.nodes.values()) {
-      t = Math.max(t, n.storage.initialState().hardState.term, n.node?.raft.term ?? 0);
+      t = Math.max(t, n.disk.initialState().hardState.term, n.node?.raft.term ?? 0);
     }
     return t;
   }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { runSimulation } from './simulation';
+
+// The simulation must be able to fail: a driver that sends a Ready's messages
+// before its writes are durable loses acknowledged state in a crash, and the
+// run has to notice — through a checker violation or a core panic.
+describe('simulation with a driver that breaks persist-before-send', () => {
+  it('reports a failing seed with its replay command and trace', () => {
+    let failure: Error | undefined;
+    for (let seed = 1; seed <= 60 && !failure; seed++) {
+      try {
+        runSimulation({ seed, size: 3, chaosRounds: 600, livenessTicks: 120, brokenPersistence: true });
+      } catch (err) {
+        failure = err as Error;
+      }
+    }
+    expect(failure).toBeDefined();
+    expect(failure!.message).toMatch(/^seed \d+ \(size 3\) failed at round \d+/);
+    expect(failure!.message).toMatch(/replay: SIM_SEED=\d+ npx vitest run test\/sim/);
+    expect(failure!.message.split('\n').filter((l) => /^\s+r\s*\d+ /.test(l)).length).toBe(50);
+  });
+
+  it('a safety checker violation: lost durable state breaks log matching (seed 69)', () => {
+    expect(() => runSimulation({ seed: 69, size: 3, chaosRounds: 600, livenessTicks: 120, brokenPersistence: true })).toThrow(
+      /log matching/,
+    );
+  });
+
+  it('the same seed with a correct driver passes', () => {
+    expect(runSimulation({ seed: 69, size: 3, chaosRounds: 600, livenessTicks: 120 }).committed).toBeGreaterThan(10);
+  });
+});
