@@ -75,7 +75,11 @@ export class FakeEtcdServer implements EtcdServer {
     }
   }
 
-  range(req: RangeRequest) {
+  /** Delays every Range by this much (holds a call open, e.g. for keepalive pings). */
+  rangeDelayMs = 0;
+
+  async range(req: RangeRequest) {
+    if (this.rangeDelayMs > 0) await new Promise((r) => setTimeout(r, this.rangeDelayMs));
     return this.serve(() => this.store.range(req));
   }
   put(req: PutRequest) {
