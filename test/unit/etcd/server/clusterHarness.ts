@@ -44,8 +44,8 @@ export function makeConfigs(basePort: number, overrides: Partial<MemberConfig> =
   return { dir, members };
 }
 
-export async function start(m: HarnessMember, serveClients = false): Promise<Member> {
-  m.member = await startMember(m.config, { serveClients });
+export async function start(m: HarnessMember, serveClients?: boolean): Promise<Member> {
+  m.member = await startMember(m.config, { serveClients: serveClients ?? false });
   return m.member;
 }
 

@@ -7,7 +7,7 @@ describe('three in-process members', () => {
   const byId = (id: bigint) => members.find((m) => m.member?.id === id)!;
 
   beforeAll(async () => {
-    await Promise.all(members.map(start));
+    await Promise.all(members.map((m) => start(m)));
   });
   afterAll(async () => {
     await stopAll(dir, members);
@@ -72,7 +72,7 @@ describe('snapshots', () => {
   let lagging: HarnessMember;
 
   beforeAll(async () => {
-    await Promise.all(members.map(start));
+    await Promise.all(members.map((m) => start(m)));
   });
   afterAll(async () => {
     await stopAll(dir, members);
