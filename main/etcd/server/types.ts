@@ -106,6 +106,12 @@ export interface EtcdServer {
 
   /** True while this member knows a leader (for `hasleader` metadata). */
   hasLeader(): boolean;
+  /**
+   * True while this member is a Raft learner. The client port then serves
+   * only Status and serializable Range, as etcd's interceptor does
+   * ("etcdserver: rpc not supported for learner"). Absent: never a learner.
+   */
+  isLearner?(): boolean;
   /** For /health: a leader is known and a linearizable read succeeds. */
   health(): Promise<{ health: boolean; reason: string }>;
   /** Prometheus registry for /metrics. */
