@@ -4,14 +4,15 @@
 // until then grpc-js answers Unimplemented for them, as for any absent method.
 
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { EtcdServer } from '../server/types';
 import { headerToWire, memberToWire } from './convert';
-import { unary } from './unaryCall';
+import { unaryFor, type ServiceContext } from './unaryCall';
 import type { WireMemberListResponse } from './wire';
 
-export function clusterService(server: EtcdServer): UntypedServiceImplementation {
+export function clusterService(ctx: ServiceContext): UntypedServiceImplementation {
+  const { server } = ctx;
+  const unary = unaryFor(ctx, 'etcdserverpb.Cluster');
   return {
-    MemberList: unary(server, async (): Promise<WireMemberListResponse> => {
+    MemberList: unary('MemberList', async (): Promise<WireMemberListResponse> => {
       const { header, result } = await server.memberList();
       // etcd's ClusterServer header carries no revision.
       return { header: headerToWire(header, false), members: result.map(memberToWire) };

@@ -13,12 +13,14 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import type { EtcdServer } from '../server/types';
 import { clusterService } from './clusterService';
+import { GrpcMetrics } from './grpcMetrics';
 import { clientHttpHandler } from './httpEndpoints';
 import { kvService } from './kvService';
 import { parseListenUrl, type ListenAddress } from './listenUrl';
 import { maintenanceService } from './maintenanceService';
 import { etcdService } from './protos';
 import { routeByPreface } from './protocolSniffer';
+import type { ServiceContext } from './unaryCall';
 
 export { VERSION_BODY } from './httpEndpoints';
 
@@ -51,9 +53,10 @@ export function grpcServerOptions(maxRequestBytes: number): Record<string, numbe
 }
 
 function registerServices(grpc: GrpcServer, server: EtcdServer): void {
-  grpc.addService(etcdService('KV'), kvService(server));
-  grpc.addService(etcdService('Cluster'), clusterService(server));
-  grpc.addService(etcdService('Maintenance'), maintenanceService(server));
+  const ctx: ServiceContext = { server, metrics: new GrpcMetrics(server.metrics) };
+  grpc.addService(etcdService('KV'), kvService(ctx));
+  grpc.addService(etcdService('Cluster'), clusterService(ctx));
+  grpc.addService(etcdService('Maintenance'), maintenanceService(ctx));
 }
 
 export async function startClientServer(server: EtcdServer, opts: ClientServerOptions): Promise<ClientServerHandle> {
@@ -74,6 +77,9 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   };
   const onConnection = (socket: Socket) => {
     sockets.add(socket);
+    // A reset between routing and the chosen server's own listeners must not
+    // become an uncaught 'error'; the servers add their handling beside this.
+    socket.on('error', () => socket.destroy());
     socket.once('close', () => sockets.delete(socket));
     routeByPreface(socket, routes);
   };

@@ -4,7 +4,6 @@
 
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import { checkDeleteRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from '../mvcc/index';
-import type { EtcdServer } from '../server/types';
 import {
   compactionRequestFromWire,
   deleteRangeRequestFromWire,
@@ -17,7 +16,7 @@ import {
   txnRequestFromWire,
   txnResponseToWire,
 } from './convert';
-import { unary } from './unaryCall';
+import { unaryFor, type ServiceContext } from './unaryCall';
 import type {
   WireCompactionRequest,
   WireCompactionResponse,
@@ -31,30 +30,37 @@ import type {
   WireTxnResponse,
 } from './wire';
 
-export function kvService(server: EtcdServer): UntypedServiceImplementation {
+export function kvService(ctx: ServiceContext): UntypedServiceImplementation {
+  const { server } = ctx;
+  const unary = unaryFor(ctx, 'etcdserverpb.KV');
   return {
-    Range: unary(server, async (w: WireRangeRequest): Promise<WireRangeResponse> => {
-      const req = rangeRequestFromWire(w);
-      checkRangeRequest(req);
-      const { header, result } = await server.range(req);
-      return rangeResponseToWire(headerToWire(header), result);
-    }),
+    Range: unary(
+      'Range',
+      async (w: WireRangeRequest): Promise<WireRangeResponse> => {
+        const req = rangeRequestFromWire(w);
+        checkRangeRequest(req);
+        const { header, result } = await server.range(req);
+        return rangeResponseToWire(headerToWire(header), result);
+      },
+      // a learner serves only serializable reads: its state may lag
+      (w) => w.serializable === true,
+    ),
 
-    Put: unary(server, async (w: WirePutRequest): Promise<WirePutResponse> => {
+    Put: unary('Put', async (w: WirePutRequest): Promise<WirePutResponse> => {
       const req = putRequestFromWire(w);
       checkPutRequest(req);
       const { header, result } = await server.put(req);
       return putResponseToWire(headerToWire(header), result);
     }),
 
-    DeleteRange: unary(server, async (w: WireDeleteRangeRequest): Promise<WireDeleteRangeResponse> => {
+    DeleteRange: unary('DeleteRange', async (w: WireDeleteRangeRequest): Promise<WireDeleteRangeResponse> => {
       const req = deleteRangeRequestFromWire(w);
       checkDeleteRequest(req);
       const { header, result } = await server.deleteRange(req);
       return deleteRangeResponseToWire(headerToWire(header), result);
     }),
 
-    Txn: unary(server, async (w: WireTxnRequest): Promise<WireTxnResponse> => {
+    Txn: unary('Txn', async (w: WireTxnRequest): Promise<WireTxnResponse> => {
       const req = txnRequestFromWire(w);
       checkTxnRequest(req, server.config.maxTxnOps);
       const { header, result } = await server.txn(req);
@@ -62,7 +68,7 @@ export function kvService(server: EtcdServer): UntypedServiceImplementation {
     }),
 
     // No checks: the compacted/future revision errors come from the store.
-    Compact: unary(server, async (w: WireCompactionRequest): Promise<WireCompactionResponse> => {
+    Compact: unary('Compact', async (w: WireCompactionRequest): Promise<WireCompactionResponse> => {
       const { header } = await server.compact(compactionRequestFromWire(w));
       return { header: headerToWire(header) };
     }),

@@ -3,16 +3,21 @@
 // Snapshot and MoveLeader slot in here as the member exposes them.
 
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { EtcdServer } from '../server/types';
 import { statusToWire } from './convert';
-import { unary } from './unaryCall';
+import { unaryFor, type ServiceContext } from './unaryCall';
 import type { WireStatusResponse } from './wire';
 
-export function maintenanceService(server: EtcdServer): UntypedServiceImplementation {
+export function maintenanceService(ctx: ServiceContext): UntypedServiceImplementation {
+  const { server } = ctx;
+  const unary = unaryFor(ctx, 'etcdserverpb.Maintenance');
   return {
-    Status: unary(server, async (): Promise<WireStatusResponse> => {
-      const { header, result } = await server.status();
-      return statusToWire(header, result);
-    }),
+    Status: unary(
+      'Status',
+      async (): Promise<WireStatusResponse> => {
+        const { header, result } = await server.status();
+        return statusToWire(header, result);
+      },
+      () => true, // learners answer Status (etcdctl endpoint status)
+    ),
   };
 }

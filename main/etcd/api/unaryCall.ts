@@ -1,12 +1,20 @@
-// The shape every unary etcd handler shares (etcd's v3rpc interceptor plus a
-// thin handler): refuse when the client required a leader and there is none,
-// then run the handler, then map a failure through the one error table.
-// Handlers themselves are validate → delegate → convert.
+// The shape every unary etcd handler shares — etcd's v3rpc unary interceptor
+// plus a thin handler: count the call, refuse on a learner unless the RPC is
+// one learners serve, refuse when the client required a leader and there is
+// none, run the handler, map a failure through the one error table, count
+// the outcome. Handlers themselves are validate → delegate → convert.
 
 import type { handleUnaryCall, Metadata } from '@grpc/grpc-js';
-import { Errors } from '../errors';
+import { Errors, GrpcCode } from '../errors';
 import type { EtcdServer } from '../server/types';
+import type { GrpcMetrics } from './grpcMetrics';
 import { toGrpcFailure } from './grpcStatus';
+
+/** What every service module gets. */
+export interface ServiceContext {
+  server: EtcdServer;
+  metrics: GrpcMetrics;
+}
 
 /**
  * clientv3.WithRequireLeader sets metadata `hasleader: true` (etcdctl watch,
@@ -18,25 +26,48 @@ export function requiresLeader(md: Metadata): boolean {
   return v.length > 0 && v[0] === 'true';
 }
 
-export function unary<Req, Res>(
-  server: EtcdServer,
+/** Which requests a learner answers (etcd's isRPCSupportedForLearner). */
+export type LearnerPolicy<Req> = (req: Req) => boolean;
+const NOT_FOR_LEARNERS = () => false;
+
+export type UnaryFactory = <Req, Res>(
+  method: string,
   handle: (req: Req) => Promise<Res>,
-): handleUnaryCall<Req, Res> {
-  return (call, callback) => {
-    if (requiresLeader(call.metadata) && !server.hasLeader()) {
-      callback(toGrpcFailure(Errors.noLeader()));
-      return;
-    }
-    let pending: Promise<Res>;
-    try {
-      pending = handle(call.request);
-    } catch (err) {
-      callback(toGrpcFailure(err));
-      return;
-    }
-    pending.then(
-      (res) => callback(null, res),
-      (err: unknown) => callback(toGrpcFailure(err)),
-    );
+  servesLearner?: LearnerPolicy<Req>,
+) => handleUnaryCall<Req, Res>;
+
+/** Binds the shared call shape to one service, e.g. unaryFor(ctx, 'etcdserverpb.KV'). */
+export function unaryFor(ctx: ServiceContext, service: string): UnaryFactory {
+  const { server, metrics } = ctx;
+  return <Req, Res>(method: string, handle: (req: Req) => Promise<Res>, servesLearner: LearnerPolicy<Req> = NOT_FOR_LEARNERS) => {
+    const counter = metrics.forMethod(service, method);
+    const fail = (err: unknown, callback: (e: ReturnType<typeof toGrpcFailure>) => void) => {
+      const failure = toGrpcFailure(err);
+      counter.handled(failure.code);
+      callback(failure);
+    };
+    const call: handleUnaryCall<Req, Res> = (call, callback) => {
+      counter.started();
+      if (server.isLearner?.() === true && !servesLearner(call.request)) {
+        return fail(Errors.notSupportedForLearner(), callback);
+      }
+      if (requiresLeader(call.metadata) && !server.hasLeader()) {
+        return fail(Errors.noLeader(), callback);
+      }
+      let pending: Promise<Res>;
+      try {
+        pending = handle(call.request);
+      } catch (err) {
+        return fail(err, callback);
+      }
+      pending.then(
+        (res) => {
+          counter.handled(GrpcCode.OK);
+          callback(null, res);
+        },
+        (err: unknown) => fail(err, callback),
+      );
+    };
+    return call;
   };
 }

@@ -130,6 +130,11 @@ export class FakeEtcdServer implements EtcdServer {
     return this.leader;
   }
 
+  learner = false;
+  isLearner(): boolean {
+    return this.learner;
+  }
+
   async health(): Promise<{ health: boolean; reason: string }> {
     return this.leader ? { health: true, reason: '' } : { health: false, reason: 'RAFT NO LEADER' };
   }

@@ -131,6 +131,26 @@ describe('hasleader metadata', () => {
   }
 });
 
+describe('on a learner', () => {
+  const NOT_FOR_LEARNER = 'etcdserver: rpc not supported for learner';
+  const cases = [
+    { name: 'serializable Range is served', client: () => kv, method: 'Range', req: { key: bytes('k'), serializable: true }, refused: false },
+    { name: 'linearizable Range is refused', client: () => kv, method: 'Range', req: { key: bytes('k') }, refused: true },
+    { name: 'Put is refused', client: () => kv, method: 'Put', req: { key: bytes('k'), value: bytes('v') }, refused: true },
+    { name: 'Status is served', client: () => maintenance, method: 'Status', req: {}, refused: false },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      h.fake.learner = true;
+      const { err } = await call(c.client(), c.method, c.req);
+      h.fake.learner = false;
+      expect(err ? { code: err.code, details: err.details } : 'served').toEqual(
+        c.refused ? { code: GrpcStatus.UNAVAILABLE, details: NOT_FOR_LEARNER } : 'served',
+      );
+    });
+  }
+});
+
 describe('request size', () => {
   const cases = [
     { name: 'within max-request-bytes + 512 KiB is accepted', size: MAX_REQUEST_BYTES + 256 * 1024, code: undefined },

@@ -60,6 +60,11 @@ describe('client-port HTTP endpoints', () => {
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toContain('text/plain; version=0.0.4');
     expect(r.body).toContain('# TYPE fake_requests_total counter\nfake_requests_total 1\n');
+    // etcd's go-grpc-prometheus counters, same names and labels
+    expect(r.body).toContain('grpc_server_started_total{grpc_type="unary",grpc_service="etcdserverpb.KV",grpc_method="Put"} 1\n');
+    expect(r.body).toContain(
+      'grpc_server_handled_total{grpc_type="unary",grpc_service="etcdserverpb.KV",grpc_method="Put",grpc_code="OK"} 1\n',
+    );
   });
 
   it('serves HTTP/1.1 keep-alive requests in sequence on one connection', async () => {
