@@ -140,6 +140,31 @@ export class RaftLoop {
     this.kick();
   }
 
+  /**
+   * etcd's graceful-stop courtesy: a leader hands leadership to its most
+   * up-to-date voter before stopping, so the cluster does not sit out an
+   * election timeout. Resolves true once another member leads.
+   */
+  async transferLeadership(timeoutMs: number): Promise<boolean> {
+    if (!this.isLeader || this.stopped) return false;
+    const { node, localId } = this.o;
+    let best: { id: MemberId; match: Index } | undefined;
+    for (const [id, p] of node.status().progress) {
+      if (id === localId || p.isLearner) continue;
+      if (!best || p.match > best.match) best = { id, match: p.match };
+    }
+    if (!best) return false;
+    this.o.log(`leadership transfer starting: ${idToHex(localId)} -> ${idToHex(best.id)}`);
+    node.transferLeader(best.id);
+    this.kick();
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && !this.stopped) {
+      if (this.lead !== 0n && this.lead !== localId) return true;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return false;
+  }
+
   /** Resolves once entries up to `index` are applied (or the loop stops). */
   appliedAtLeast(index: Index): Promise<void> {
     if (this.applied >= index || this.stopped) return Promise.resolve();
@@ -183,10 +208,13 @@ export class RaftLoop {
   private async cycle(): Promise<void> {
     const { node, storage, wal, snapshotter, peers, hooks, metrics } = this.o;
     const rd = node.ready();
-    if (rd.softState) this.noteSoftState(rd.softState);
     // The commit index is known now (it only reaches the disk below); entries
     // up to it may be applied early, and status must never show applied > committed.
-    if (rd.hardState) this.committed = rd.hardState.commit;
+    if (rd.hardState) {
+      this.committed = rd.hardState.commit;
+      hooks.onHardState(rd.hardState);
+    }
+    if (rd.softState) this.noteSoftState(rd.softState);
     if (rd.readStates.length > 0) hooks.onReadStates(rd.readStates);
     if (this.isLeader) peers.send(rd.messages);
 
@@ -214,7 +242,6 @@ export class RaftLoop {
     if (rd.hardState) {
       storage.setHardState(rd.hardState);
       metrics.proposalsCommitted.set(this.committed);
-      hooks.onHardState(rd.hardState);
     }
     storage.append(rd.entries);
     if (!this.isLeader) peers.send(rd.messages);

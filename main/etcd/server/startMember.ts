@@ -148,6 +148,8 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
   }
 
   const stop = async () => {
+    // Ticks keep running during the transfer: Raft needs them to finish it.
+    if (await loop.transferLeadership(2 * config.electionTimeout)) log('leadership transferred before stopping');
     clearInterval(timer);
     member.stopRequests();
     await client.close();

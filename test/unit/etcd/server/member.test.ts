@@ -50,6 +50,8 @@ describe('three in-process members', () => {
     const oldLead = await agreedLeader(members);
     const leader = byId(oldLead);
     await stop(leader);
+    // A graceful stop hands leadership over first, as etcd's Stop does.
+    expect(leader.logs).toContain('leadership transferred before stopping');
     const newLead = await agreedLeader(members, oldLead);
     expect(newLead).not.toBe(oldLead);
     const survivor = members.find((m) => m.member)!;
