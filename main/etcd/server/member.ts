@@ -202,6 +202,10 @@ export class MemberCore implements EtcdServer {
     };
   }
 
+  isLearner(): boolean {
+    return this.sm.membership.get(this.id)?.isLearner ?? false;
+  }
+
   hasLeader(): boolean {
     return this.loop.lead !== 0n;
   }
