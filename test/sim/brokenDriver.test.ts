@@ -20,13 +20,13 @@ describe('simulation with a driver that breaks persist-before-send', () => {
     expect(failure!.message.split('\n').filter((l) => /^\s+r\s*\d+ /.test(l)).length).toBe(50);
   });
 
-  it('a safety checker violation: lost durable state breaks log matching (seed 69)', () => {
-    expect(() => runSimulation({ seed: 69, size: 3, chaosRounds: 600, livenessTicks: 120, brokenPersistence: true })).toThrow(
+  it('a safety checker violation: lost durable state breaks log matching (seed 10)', () => {
+    expect(() => runSimulation({ seed: 10, size: 3, chaosRounds: 600, livenessTicks: 120, brokenPersistence: true })).toThrow(
       /log matching/,
     );
   });
 
   it('the same seed with a correct driver passes', () => {
-    expect(runSimulation({ seed: 69, size: 3, chaosRounds: 600, livenessTicks: 120 }).committed).toBeGreaterThan(10);
+    expect(runSimulation({ seed: 10, size: 3, chaosRounds: 600, livenessTicks: 120 }).committed).toBeGreaterThan(10);
   });
 });

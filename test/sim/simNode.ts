@@ -10,6 +10,7 @@ import {
   EntryType,
   MemoryStorage,
   RawNode,
+  StateType,
   decodeConfChange,
   type Config,
   type ConfState,
@@ -18,6 +19,7 @@ import {
   type Message,
   type Peer,
   type ReadState,
+  type Ready,
 } from '../../main/etcd/raft/index';
 
 export interface SimNodeOptions {
@@ -35,6 +37,12 @@ export interface SimNodeOptions {
    * peers were already told about — a vote, an acknowledged entry.
    */
   brokenPersistence?: boolean;
+  /**
+   * The disk write of a Ready takes 1-3 rounds (a crash in between loses it),
+   * and a leader sends its messages before the write, as the member server
+   * does (rawNode.ts allows this for leaders only).
+   */
+  asyncDisk?: boolean;
 }
 
 /** What the driver reports back to the simulation. */
@@ -58,6 +66,8 @@ export class SimNode {
   removed = false;
   /** brokenPersistence only: the last Ready's writes, not yet on disk. */
   private deferred: (() => void) | undefined;
+  /** asyncDisk only: a Ready whose disk write is in flight, and whether its messages already left. */
+  private writing: { rd: Ready; sent: boolean; doneAt: number } | undefined;
 
   constructor(
     readonly id: MemberId,
@@ -97,6 +107,7 @@ export class SimNode {
 
   crash(): void {
     this.deferred = undefined;
+    this.writing = undefined;
     this.node = undefined;
     this.storage = new MemoryStorage();
     this.kv = new Map();
@@ -111,11 +122,29 @@ export class SimNode {
     this.node = new RawNode(this.config(snap.metadata.index));
   }
 
-  /** Runs one Ready; returns the messages to send (after persisting). */
-  processReady(): Message[] {
+  /** Runs one Ready (or, with asyncDisk, one half of it); returns the messages to send now. */
+  processReady(round: number): Message[] {
     const n = this.node;
-    if (!n || !n.hasReady()) return [];
+    if (!n) return [];
+    if (this.writing) {
+      if (round < this.writing.doneAt) return [];
+      const { rd, sent } = this.writing;
+      this.writing = undefined;
+      const msgs = this.finishReady(n, rd);
+      return sent ? [] : msgs;
+    }
+    if (!n.hasReady()) return [];
     const rd = n.ready();
+    if (this.opts.asyncDisk) {
+      const leader = n.raft.state === StateType.Leader;
+      this.writing = { rd, sent: leader, doneAt: round + 1 + this.opts.random(3) };
+      return leader ? rd.messages : [];
+    }
+    return this.finishReady(n, rd);
+  }
+
+  /** Persist, then (returning the messages) apply and advance. */
+  private finishReady(n: RawNode, rd: Ready): Message[] {
     // 1. persist: the disk first, then the MemoryStorage the core reads.
     const toDisk = () => {
       if (rd.snapshot) this.disk.applySnapshot(rd.snapshot);

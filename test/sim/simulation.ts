@@ -78,11 +78,13 @@ class Simulation {
   private crashes = 0;
   private readonly checkQuorum: boolean;
   private readonly preVote: boolean;
+  private readonly asyncDisk: boolean;
 
   constructor(private readonly o: SimOptions) {
     this.rng = new Prng(o.seed);
     this.checkQuorum = this.rng.chance(0.5);
     this.preVote = this.rng.chance(0.5);
+    this.asyncDisk = this.rng.chance(0.5);
     this.net = new Network(this.rng, {
       dropRate: this.rng.pick([0, 0.02, 0.1]),
       duplicateRate: this.rng.pick([0, 0.02]),
@@ -97,7 +99,7 @@ class Simulation {
       const n = this.newNode(id);
       n.bootstrap(ids.map((p) => ({ id: p })));
     }
-    this.trace.note(0, `start size=${o.size} checkQuorum=${this.checkQuorum} preVote=${this.preVote} net=${JSON.stringify(this.net.faults)}`);
+    this.trace.note(0, `start size=${o.size} checkQuorum=${this.checkQuorum} preVote=${this.preVote} asyncDisk=${this.asyncDisk} net=${JSON.stringify(this.net.faults)}`);
   }
 
   private newNode(id: MemberId): SimNode {
@@ -110,6 +112,7 @@ class Simulation {
         snapshotInterval: 10 + this.rng.int(30),
         compactionLag: this.rng.int(8),
         brokenPersistence: this.o.brokenPersistence,
+        asyncDisk: this.asyncDisk,
       },
       {
         persisted: (node, e, prevTerm) => this.checker.observePersisted(node.id, entryFacts(e), prevTerm),
@@ -196,7 +199,7 @@ class Simulation {
     }
     for (const n of this.live()) {
       const before = n.node!.raft.state;
-      const msgs = n.processReady();
+      const msgs = n.processReady(this.round);
       if (!n.alive) continue;
       const after = n.node!.raft.state;
       if (before !== after) this.trace.note(this.round, `n${n.id} -> ${StateType[after]} term ${n.node!.raft.term}`);

@@ -250,7 +250,14 @@ export class Raft {
     return this.raftLog.maybeCommit(this.prs.committed(), this.term);
   }
 
-  /** Leader: appends es (stamping term and index); false when the uncommitted tail is full. */
+  /**
+   * Leader: appends es (stamping term and index); false when the uncommitted
+   * tail is full. The leader's own copy counts toward commit only once the
+   * driver reports it persisted (onPersisted), so a driver may send a
+   * leader's appends while its own disk write is in flight (Raft thesis
+   * §10.2.1) without an entry being committed on fewer durable copies than a
+   * quorum.
+   */
   appendEntry(es: Entry[]): boolean {
     let li = this.raftLog.lastIndex();
     for (const e of es) {
@@ -258,10 +265,19 @@ export class Raft {
       e.index = ++li;
     }
     if (!this.increaseUncommittedSize(es)) return false;
-    li = this.raftLog.append(es);
-    this.prs.progress.get(this.id)?.maybeUpdate(li);
-    this.maybeCommit();
+    this.raftLog.append(es);
     return true;
+  }
+
+  /** The driver persisted the log up to (index, term): a leader now counts its own copy. */
+  onPersisted(index: Index, term: Term): void {
+    if (this.state !== StateType.Leader || this.raftLog.term(index) !== term) return;
+    const pr = this.prs.progress.get(this.id);
+    if (!pr?.maybeUpdate(index)) return;
+    if (this.maybeCommit()) {
+      this.releasePendingReadIndexMessages();
+      this.bcastAppend(); // tells followers the new commit index
+    }
   }
 
   private increaseUncommittedSize(es: Entry[]): boolean {
@@ -295,9 +311,11 @@ export class Raft {
     this.abortLeaderTransfer();
     this.prs.resetVotes();
     const last = this.raftLog.lastIndex();
+    // What this member has persisted (the unstable tail does not count yet, see appendEntry).
+    const persisted = this.raftLog.unstable.entries.length ? this.raftLog.unstable.offset - 1 : last;
     for (const [id, pr] of this.prs.progress) {
       pr.becomeProbe();
-      pr.match = id === this.id ? last : 0;
+      pr.match = id === this.id ? persisted : 0;
       pr.next = last + 1;
       pr.recentActive = false;
     }

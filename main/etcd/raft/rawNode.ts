@@ -16,6 +16,11 @@
 //   2. Only then send rd.messages. Every message in a Ready may depend on that
 //      Ready's entries or hard state (a vote, an append acknowledgement), so
 //      none may leave before step 1 is durable. Losing messages is fine.
+//      One allowed exception (Raft thesis §10.2.1, as etcd does): while this
+//      member is leader (rd.softState / status say so at ready() time), its
+//      messages may be sent before step 1 completes, because the leader counts
+//      its own entries toward commit only after advance(rd) reports them
+//      persisted.
 //   3. Apply rd.snapshot to the state machine (if set), then
 //      rd.committedEntries in order. For EntryType.ConfChange entries call
 //      applyConfChange(decodeConfChange(e.data)); it is idempotent. Serve
@@ -172,6 +177,7 @@ export class RawNode implements RaftNode {
     const lastEntry = rd.entries[rd.entries.length - 1];
     if (lastEntry) r.raftLog.stableTo(lastEntry.index, lastEntry.term);
     if (rd.snapshot) r.raftLog.stableSnapTo(rd.snapshot.metadata.index);
+    if (lastEntry) r.onPersisted(lastEntry.index, lastEntry.term);
   }
 
   readIndex(ctx: Uint8Array): void {
