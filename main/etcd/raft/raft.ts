@@ -5,8 +5,10 @@
 // config.random.
 //
 // Each role swaps in its own step and tick functions (becomeFollower,
-// becomePreCandidate, becomeCandidate, becomeLeader). The role-specific step
-// functions live in stepLeader.ts and stepFollower.ts.
+// becomePreCandidate, becomeCandidate, becomeLeader). Split by concern:
+// stepLeader.ts / stepFollower.ts (the role step functions), election.ts
+// (campaign, hup), followerHandlers.ts (append, heartbeat, snapshot),
+// readIndex.ts (the leader's ReadIndex answers).
 //
 // Invariants:
 // 1. term never decreases; vote is reset only when term changes.
@@ -19,11 +21,12 @@ import type { Config } from './config';
 import { decodeConfChange } from './confChangeCodec';
 import { ErrProposalDropped, RaftPanic } from './errors';
 import { RaftLog } from './raftLog';
+import { hup } from './election';
+import { releasePendingReadIndexMessages } from './readIndex';
 import { ReadOnly } from './readOnly';
 import { stepCandidate, stepFollower } from './stepFollower';
 import { stepLeader } from './stepLeader';
 import { ProgressTracker } from './tracker/progressTracker';
-import { VoteResult } from './quorum/majority';
 import {
   ConfChangeType,
   EntryType,
@@ -46,7 +49,7 @@ import {
   type Snapshot,
   type Term,
 } from './types';
-import { EMPTY_BYTES, bytesEqual, isEmptyHardState, message, payloadSize, sortedIds, voteRespMsgType } from './util';
+import { EMPTY_BYTES, bytesEqual, isEmptyHardState, message, payloadSize, voteRespMsgType } from './util';
 
 
 type StepFn = (r: Raft, m: Message) => void;
@@ -275,7 +278,7 @@ export class Raft {
     const pr = this.prs.progress.get(this.id);
     if (!pr?.maybeUpdate(index)) return;
     if (this.maybeCommit()) {
-      this.releasePendingReadIndexMessages();
+      releasePendingReadIndexMessages(this);
       this.bcastAppend(); // tells followers the new commit index
     }
   }
@@ -369,53 +372,6 @@ export class Raft {
     this.logger.info(`${this.id} became leader at term ${this.term}`);
   }
 
-  campaign(t: CampaignType): void {
-    if (!this.promotable()) return;
-    let voteMsg: MessageType;
-    let term: Term;
-    if (t === CampaignType.PreElection) {
-      this.becomePreCandidate();
-      voteMsg = MessageType.PreVote;
-      term = this.term + 1; // what we would campaign at; our own term stays
-    } else {
-      this.becomeCandidate();
-      voteMsg = MessageType.Vote;
-      term = this.term;
-    }
-    if (this.poll(this.id, voteRespMsgType(voteMsg), true) === VoteResult.Won) {
-      // Single voter: won already.
-      if (t === CampaignType.PreElection) this.campaign(CampaignType.Election);
-      else this.becomeLeader();
-      return;
-    }
-    const ctx = t === CampaignType.Transfer ? CAMPAIGN_TRANSFER : undefined;
-    for (const id of sortedIds(this.prs.voters)) {
-      if (id === this.id) continue;
-      this.send(
-        message({ type: voteMsg, to: id, term, index: this.raftLog.lastIndex(), logTerm: this.raftLog.lastTerm(), context: ctx }),
-      );
-    }
-  }
-
-  poll(id: MemberId, _t: MessageType, granted: boolean): VoteResult {
-    this.prs.recordVote(id, granted);
-    return this.prs.tallyVotes().result;
-  }
-
-  hup(t: CampaignType): void {
-    if (this.state === StateType.Leader) return;
-    if (!this.promotable()) return;
-    // A committed but unapplied conf change may change who votes: wait for it.
-    if (this.raftLog.committed > this.raftLog.applied) {
-      const ents = this.raftLog.slice(this.raftLog.applied + 1, this.raftLog.committed + 1, Infinity);
-      if (ents.some((e) => e.type === EntryType.ConfChange)) {
-        this.logger.warn(`${this.id} cannot campaign at term ${this.term}: pending configuration changes to apply`);
-        return;
-      }
-    }
-    this.campaign(t);
-  }
-
   abortLeaderTransfer(): void {
     this.leadTransferee = NONE;
   }
@@ -487,7 +443,7 @@ export class Raft {
 
     switch (m.type) {
       case MessageType.Hup:
-        this.hup(this.preVote ? CampaignType.PreElection : CampaignType.Election);
+        hup(this, this.preVote ? CampaignType.PreElection : CampaignType.Election);
         return;
       case MessageType.Vote:
       case MessageType.PreVote: {
@@ -512,67 +468,9 @@ export class Raft {
     }
   }
 
-  // ---- followers' handlers -------------------------------------------
-
-  handleAppendEntries(m: Message): void {
-    if (m.index < this.raftLog.committed) {
-      this.send(message({ type: MessageType.AppResp, to: m.from, index: this.raftLog.committed }));
-      return;
-    }
-    const lastNew = this.raftLog.maybeAppend(m.index, m.logTerm, m.commit, m.entries);
-    if (lastNew !== undefined) {
-      this.send(message({ type: MessageType.AppResp, to: m.from, index: lastNew }));
-      return;
-    }
-    // Reject with a hint: the last index whose term is ≤ the probed term, so
-    // the leader can skip a whole conflicting term in one round trip.
-    const hint = Math.min(m.index, this.raftLog.lastIndex());
-    const [hintIndex, hintTerm] = this.raftLog.findConflictByTerm(hint, m.logTerm);
-    this.send(message({ type: MessageType.AppResp, to: m.from, index: m.index, reject: true, rejectHint: hintIndex, logTerm: hintTerm }));
-  }
-
-  handleHeartbeat(m: Message): void {
-    this.raftLog.commitTo(m.commit);
-    this.send(message({ type: MessageType.HeartbeatResp, to: m.from, context: m.context }));
-  }
-
-  handleSnapshot(m: Message): void {
-    const s = m.snapshot!;
-    if (this.restore(s)) {
-      this.send(message({ type: MessageType.AppResp, to: m.from, index: this.raftLog.lastIndex() }));
-    } else {
-      this.send(message({ type: MessageType.AppResp, to: m.from, index: this.raftLog.committed }));
-    }
-  }
-
-  /** Installs a snapshot from the leader; false if it is stale or our log already covers it. */
-  restore(s: Snapshot): boolean {
-    const meta = s.metadata;
-    if (meta.index <= this.raftLog.committed) return false;
-    if (this.state !== StateType.Follower) {
-      // Only a leader sends snapshots, and a leader exists at our term only if we follow it.
-      this.becomeFollower(this.term + 1, NONE);
-      return false;
-    }
-    const cs = meta.confState;
-    if (!cs.voters.includes(this.id) && !cs.learners.includes(this.id)) {
-      this.logger.warn(`${this.id} ignores snapshot ${meta.index}: not in its configuration`);
-      return false;
-    }
-    if (this.raftLog.matchTerm(meta.index, meta.term)) {
-      // We hold the entry: just fast-forward the commit.
-      this.raftLog.commitTo(meta.index);
-      return false;
-    }
-    this.raftLog.restore(s);
-    this.prs = new ProgressTracker(this.prs.maxInflight);
-    this.restoreConfState(cs);
-    return true;
-  }
-
   // ---- configuration ---------------------------------------------------
 
-  private restoreConfState(cs: ConfState): void {
+  restoreConfState(cs: ConfState): void {
     const last = this.raftLog.lastIndex();
     for (const id of cs.voters) this.prs.applyConfChange({ type: ConfChangeType.AddNode, nodeId: id, context: EMPTY_BYTES }, last);
     for (const id of cs.learners) {
@@ -593,42 +491,13 @@ export class Raft {
     if (this.state !== StateType.Leader || cs.voters.length === 0) return cs;
     // The quorum changed: maybe more is committed now; new members need their log.
     if (this.maybeCommit()) {
-      this.releasePendingReadIndexMessages();
+      releasePendingReadIndexMessages(this);
       this.bcastAppend();
     } else {
       for (const id of this.prs.progress.keys()) if (id !== this.id) this.maybeSendAppend(id, false);
     }
     if (this.leadTransferee !== NONE && !this.prs.voters.has(this.leadTransferee)) this.abortLeaderTransfer();
     return cs;
-  }
-
-  // ---- ReadIndex ---------------------------------------------------------
-
-  /** Answers a ReadIndex request at `readIndex`: locally (our own request) or with a ReadIndexResp. */
-  respondToReadIndex(req: Message, readIndex: Index): void {
-    if (req.from === NONE || req.from === this.id) {
-      this.readStates.push({ index: readIndex, requestCtx: req.entries[0]!.data });
-      return;
-    }
-    this.send(message({ type: MessageType.ReadIndexResp, to: req.from, index: readIndex, entries: req.entries }));
-  }
-
-  sendReadIndexResponse(m: Message): void {
-    if (this.readOnly.option === ReadOnlyOption.Safe) {
-      const ctx = m.entries[0]!.data;
-      this.readOnly.addRequest(this.raftLog.committed, m);
-      this.readOnly.recvAck(this.id, ctx);
-      this.bcastHeartbeatWithCtx(ctx);
-    } else {
-      this.respondToReadIndex(m, this.raftLog.committed);
-    }
-  }
-
-  releasePendingReadIndexMessages(): void {
-    if (this.pendingReadIndexMessages.length === 0 || !this.committedEntryInCurrentTerm()) return;
-    const held = this.pendingReadIndexMessages;
-    this.pendingReadIndexMessages = [];
-    for (const m of held) this.sendReadIndexResponse(m);
   }
 
   dropProposal(): never {

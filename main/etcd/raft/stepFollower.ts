@@ -2,6 +2,8 @@
 // stepFollower, stepCandidate).
 
 import { CampaignType } from './campaign';
+import { campaign, poll } from './election';
+import { handleAppendEntries, handleHeartbeat, handleSnapshot } from './followerHandlers';
 import type { Raft } from './raft';
 import { VoteResult } from './quorum/majority';
 import { MessageType, NONE, StateType, type Message } from './types';
@@ -15,17 +17,17 @@ export function stepFollower(r: Raft, m: Message): void {
     case MessageType.App:
       r.electionElapsed = 0;
       r.lead = m.from;
-      r.handleAppendEntries(m);
+      handleAppendEntries(r, m);
       return;
     case MessageType.Heartbeat:
       r.electionElapsed = 0;
       r.lead = m.from;
-      r.handleHeartbeat(m);
+      handleHeartbeat(r, m);
       return;
     case MessageType.Snap:
       r.electionElapsed = 0;
       r.lead = m.from;
-      r.handleSnapshot(m);
+      handleSnapshot(r, m);
       return;
     case MessageType.TransferLeader:
       if (r.lead === NONE) return;
@@ -33,7 +35,7 @@ export function stepFollower(r: Raft, m: Message): void {
       return;
     case MessageType.TimeoutNow:
       // The leader asked us to take over: campaign now, past the lease and without a pre-vote.
-      r.campaign(CampaignType.Transfer);
+      campaign(r, CampaignType.Transfer);
       return;
     case MessageType.ReadIndex:
       if (r.lead === NONE) return; // the driver retries
@@ -56,21 +58,21 @@ export function stepCandidate(r: Raft, m: Message): void {
       return;
     case MessageType.App:
       r.becomeFollower(m.term, m.from); // a leader of our term exists
-      r.handleAppendEntries(m);
+      handleAppendEntries(r, m);
       return;
     case MessageType.Heartbeat:
       r.becomeFollower(m.term, m.from);
-      r.handleHeartbeat(m);
+      handleHeartbeat(r, m);
       return;
     case MessageType.Snap:
       r.becomeFollower(m.term, m.from);
-      r.handleSnapshot(m);
+      handleSnapshot(r, m);
       return;
     case myVoteResp: {
-      const res = r.poll(m.from, m.type, !m.reject);
+      const res = poll(r, m.from, m.type, !m.reject);
       if (res === VoteResult.Won) {
         if (r.state === StateType.PreCandidate) {
-          r.campaign(CampaignType.Election);
+          campaign(r, CampaignType.Election);
         } else {
           r.becomeLeader();
           r.bcastAppend();

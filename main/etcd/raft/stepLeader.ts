@@ -4,6 +4,7 @@
 import { RaftPanic } from './errors';
 import { VoteResult } from './quorum/majority';
 import type { Raft } from './raft';
+import { releasePendingReadIndexMessages, respondToReadIndex, sendReadIndexResponse } from './readIndex';
 import { EntryType, MessageType, NONE, ProgressState, ReadOnlyOption, StateType, type Message } from './types';
 import { EMPTY_BYTES } from './util';
 
@@ -29,7 +30,7 @@ export function stepLeader(r: Raft, m: Message): void {
       return;
     case MessageType.ReadIndex:
       if (r.prs.isSingleton()) {
-        r.respondToReadIndex(m, r.raftLog.committed);
+        respondToReadIndex(r, m, r.raftLog.committed);
         return;
       }
       // Until an entry of this term is committed, our commit index may lag the
@@ -38,7 +39,7 @@ export function stepLeader(r: Raft, m: Message): void {
         r.pendingReadIndexMessages.push(m);
         return;
       }
-      r.sendReadIndexResponse(m);
+      sendReadIndexResponse(r, m);
       return;
   }
 
@@ -68,7 +69,7 @@ export function stepLeader(r: Raft, m: Message): void {
         pr.inflights.freeLE(m.index);
       }
       if (r.maybeCommit()) {
-        r.releasePendingReadIndexMessages();
+        releasePendingReadIndexMessages(r);
         r.bcastAppend();
       } else if (oldPaused) {
         r.sendAppend(m.from); // it was paused: it may be waiting for this
@@ -89,7 +90,7 @@ export function stepLeader(r: Raft, m: Message): void {
       if (r.readOnly.option !== ReadOnlyOption.Safe || !m.context || m.context.length === 0) return;
       const acks = r.readOnly.recvAck(m.from, m.context);
       if (!acks || r.prs.voteResultOf(acks) !== VoteResult.Won) return;
-      for (const rs of r.readOnly.advance(m.context)) r.respondToReadIndex(rs.req, rs.index);
+      for (const rs of r.readOnly.advance(m.context)) respondToReadIndex(r, rs.req, rs.index);
       return;
     }
     case MessageType.SnapStatus:
