@@ -3,13 +3,15 @@
 // net.Server per --listen-client-urls entry; each connection is routed by its
 // first bytes (protocolSniffer.ts) to one grpc-js server (through a
 // connection injector, so grpc-js never binds a port itself) or to one Node
-// http.Server.
+// http.Server. https:// URLs put TLS termination (tlsTermination.ts) in
+// front of the same routing.
 //
 // Services are one module each; Watch, Lease, Auth and the rest of
 // Maintenance and Cluster are added to `registerServices` as they land.
 
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import type { EtcdServer } from '../server/types';
 import { clusterService } from './clusterService';
@@ -20,15 +22,19 @@ import { parseListenUrl, type ListenAddress } from './listenUrl';
 import { maintenanceService } from './maintenanceService';
 import { etcdService } from './protos';
 import { routeByPreface } from './protocolSniffer';
+import { alpnRoute, createClientTlsServer, type ClientTlsOptions } from './tlsTermination';
 import type { ServiceContext } from './unaryCall';
 
 export { VERSION_BODY } from './httpEndpoints';
+export type { ClientTlsOptions } from './tlsTermination';
 
 export interface ClientServerOptions {
   /** --listen-client-urls, e.g. "http://127.0.0.1:2379"; port 0 picks a free port. */
   listenUrls: string[];
   /** --max-request-bytes (etcd default 1.5 MiB). */
   maxRequestBytes: number;
+  /** Required when a listen URL is https://; http:// URLs stay plain. */
+  tls?: ClientTlsOptions;
 }
 
 export interface ClientServerHandle {
@@ -62,26 +68,40 @@ function registerServices(grpc: GrpcServer, server: EtcdServer): void {
 export async function startClientServer(server: EtcdServer, opts: ClientServerOptions): Promise<ClientServerHandle> {
   const addresses = opts.listenUrls.map(parseListenUrl);
   for (const a of addresses) {
-    if (a.scheme === 'https') throw new Error(`${a.url}: https client URLs need TLS, which is not supported yet`);
+    if (a.scheme === 'https' && opts.tls === undefined) {
+      // etcd's wording (embed/etcd.go configureClientListeners)
+      throw new Error(`TLS key/cert (--cert-file, --key-file) must be provided for client url ${a.url} with HTTPS scheme`);
+    }
   }
 
   const grpc = new GrpcServer(grpcServerOptions(opts.maxRequestBytes));
   registerServices(grpc, server);
+  // Insecure on purpose: TLS, where configured, has already ended in front.
   const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
   const http1 = createHttpServer(clientHttpHandler(server));
 
   const sockets = new Set<Socket>();
-  const routes = {
-    http2: (s: Socket) => injector.injectConnection(s),
-    http1: (s: Socket) => http1.emit('connection', s),
-  };
-  const onConnection = (socket: Socket) => {
+  const track = (socket: Socket) => {
     sockets.add(socket);
     // A reset between routing and the chosen server's own listeners must not
     // become an uncaught 'error'; the servers add their handling beside this.
     socket.on('error', () => socket.destroy());
     socket.once('close', () => sockets.delete(socket));
+  };
+  const routes = {
+    http2: (s: Socket) => injector.injectConnection(s),
+    http1: (s: Socket) => http1.emit('connection', s),
+  };
+  const onPlain = (socket: Socket) => {
+    track(socket);
     routeByPreface(socket, routes);
+  };
+  const onSecure = (socket: TLSSocket) => {
+    socket.on('error', () => socket.destroy());
+    const route = alpnRoute(socket);
+    if (route === 'h2') routes.http2(socket);
+    else if (route === 'http/1.1') routes.http1(socket);
+    else routeByPreface(socket, routes);
   };
 
   const listeners: NetServer[] = [];
@@ -95,7 +115,10 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   };
 
   try {
-    for (const a of addresses) listeners.push(await listen(a, onConnection));
+    for (const a of addresses) {
+      const l = a.scheme === 'https' ? createClientTlsServer(opts.tls!, track, onSecure) : createNetServer({ noDelay: true }, onPlain);
+      listeners.push(await listen(l, a));
+    }
   } catch (err) {
     await close();
     throw err;
@@ -103,9 +126,7 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   return { ports: listeners.map((l) => (l.address() as AddressInfo).port), close };
 }
 
-function listen(a: ListenAddress, onConnection: (s: Socket) => void): Promise<NetServer> {
-  // Go sets TCP_NODELAY on every connection; small unary replies must not wait.
-  const l = createNetServer({ noDelay: true }, onConnection);
+function listen(l: NetServer, a: ListenAddress): Promise<NetServer> {
   return new Promise((resolve, reject) => {
     l.once('error', reject);
     l.listen({ host: a.host, port: a.port }, () => {
