@@ -6,7 +6,7 @@ import { runSimulation } from './simulation';
 const replay = process.env.SIM_SEED ? [Number(process.env.SIM_SEED)] : undefined;
 const count = Number(process.env.SIM_SEEDS ?? 1000);
 const first = Number(process.env.SIM_FIRST_SEED ?? 1);
-const rounds = Number(process.env.SIM_ROUNDS ?? 800);
+const rounds = Number(process.env.SIM_ROUNDS ?? 1200);
 const seeds = replay ?? Array.from({ length: count }, (_, i) => first + i);
 
 // Liveness allows 300 ticks (≈ 20 election timeouts) after healing: with four

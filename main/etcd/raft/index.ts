@@ -14,5 +14,7 @@ export {
   describeMessage,
   describeHardState,
   describeConfState,
+  describeReady,
+  describeStatus,
 } from './util';
 export { CAMPAIGN_TRANSFER } from './campaign';

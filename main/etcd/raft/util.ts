@@ -6,12 +6,15 @@ import {
   EntryType,
   MessageType,
   NONE,
+  ProgressState,
   StateType,
   type ConfState,
   type Entry,
   type HardState,
   type Message,
+  type Ready,
   type Snapshot,
+  type Status,
 } from './types';
 
 export const EMPTY_BYTES = new Uint8Array(0);
@@ -147,4 +150,26 @@ export function describeMessage(m: Message): string {
 
 export function describeState(s: StateType): string {
   return StateType[s];
+}
+
+/** One line per non-empty part of a Ready, for logs and traces. */
+export function describeReady(rd: Ready): string {
+  const parts: string[] = [];
+  if (rd.softState) parts.push(`soft: lead=${rd.softState.lead} ${StateType[rd.softState.raftState]}`);
+  if (rd.hardState) parts.push(`hard: ${describeHardState(rd.hardState)}${rd.mustSync ? ' (sync)' : ''}`);
+  if (rd.snapshot) parts.push(`snapshot: ${rd.snapshot.metadata.term}/${rd.snapshot.metadata.index} ${describeConfState(rd.snapshot.metadata.confState)}`);
+  if (rd.entries.length) parts.push(`entries: ${rd.entries.map(describeEntry).join(', ')}`);
+  if (rd.committedEntries.length) parts.push(`committed: ${rd.committedEntries.map(describeEntry).join(', ')}`);
+  for (const m of rd.messages) parts.push(`msg: ${describeMessage(m)}`);
+  for (const rs of rd.readStates) parts.push(`read: index=${rs.index} ctx=${bytesKey(rs.requestCtx)}`);
+  return parts.join('\n');
+}
+
+export function describeStatus(st: Status): string {
+  let s = `${st.id} ${StateType[st.softState.raftState]} lead=${st.softState.lead} ${describeHardState(st.hardState)} applied=${st.applied}`;
+  if (st.leadTransferee !== NONE) s += ` transferring to ${st.leadTransferee}`;
+  for (const [id, pr] of st.progress) {
+    s += `\n  ${id}: ${ProgressState[pr.state]} match=${pr.match} next=${pr.next}${pr.isLearner ? ' learner' : ''}${pr.recentActive ? '' : ' inactive'}`;
+  }
+  return s;
 }
