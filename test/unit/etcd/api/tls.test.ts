@@ -4,7 +4,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:https';
+import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
@@ -80,16 +80,18 @@ describe('client port over TLS', () => {
 
   it('an https client offering h2 and http/1.1 gets /health over HTTP/1.1', async () => {
     const r = await new Promise<{ status: number; body: string; alpn: string | false }>((resolve, reject) => {
+      // ALPNProtocols reaches tls.connect though https.RequestOptions does not declare it
+      const options: RequestOptions & { ALPNProtocols: string[] } = {
+        host: '127.0.0.1',
+        port: handle.ports[0],
+        path: '/health',
+        ca: readFileSync(file('ca.crt')),
+        cert: readFileSync(file('client.crt')),
+        key: readFileSync(file('client.key')),
+        ALPNProtocols: ['h2', 'http/1.1'],
+      };
       const req = request(
-        {
-          host: '127.0.0.1',
-          port: handle.ports[0],
-          path: '/health',
-          ca: readFileSync(file('ca.crt')),
-          cert: readFileSync(file('client.crt')),
-          key: readFileSync(file('client.key')),
-          ALPNProtocols: ['h2', 'http/1.1'],
-        },
+        options,
         (res) => {
           const alpn = (res.socket as TLSSocket).alpnProtocol ?? false;
           let body = '';
