@@ -7,7 +7,7 @@
 
 import { randomInt } from 'node:crypto';
 import { RawNode } from '../raft/index';
-import { SnapshotStatus, type Logger } from '../raft/types';
+import { SnapshotStatus, type Logger, type MemberId } from '../raft/types';
 import { PeerTransport } from './transport/index';
 import { initialMembers, openDataDir } from './dataDir';
 import { idToHex } from './ids';
@@ -52,6 +52,35 @@ async function serveClients(member: Member, config: MemberConfig): Promise<{ por
   // Loaded on demand so that an in-process member need not load gRPC.
   const { startClientServer } = await import('../api/index');
   return startClientServer(member, { listenUrls: config.listenClientUrls, maxRequestBytes: config.maxRequestBytes });
+}
+
+/**
+ * etcd's adjustTicks (--initial-election-tick-advance, on by default): a
+ * starting member fast-forwards its election clock once it can reach a peer,
+ * so a fresh cluster elects within a few heartbeats instead of a full
+ * randomized election timeout. Leaves two ticks for a live leader's heartbeat
+ * to arrive first; PreVote keeps an early campaign from disturbing a leader.
+ */
+async function advanceElectionTicks(
+  loop: RaftLoop,
+  transport: PeerTransport,
+  config: MemberConfig,
+  remotePeers: () => MemberId[],
+  stopped: () => boolean,
+): Promise<void> {
+  const electionTicks = Math.max(2, Math.round(config.electionTimeout / config.heartbeatInterval));
+  if (remotePeers().length === 0) {
+    for (let i = 0; i < electionTicks - 1; i++) loop.tick();
+    return;
+  }
+  // etcd waits up to rafthttp's 5 s connection read timeout, polling every 50 ms.
+  for (let i = 0; i < 100 && !stopped(); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (remotePeers().some((p) => transport.activeSince(p) > 0)) {
+      for (let t = 0; t < electionTicks - 2; t++) loop.tick();
+      return;
+    }
+  }
 }
 
 export async function startMember(config: MemberConfig, options: StartMemberOptions = {}): Promise<Member> {
@@ -134,6 +163,9 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
   // Replay the committed tail of the WAL before serving, so that even a
   // serializable read after a restart sees everything this member had applied.
   await loop.appliedAtLeast(storage.initialState().hardState.commit);
+
+  const remotePeers = () => sm.membership.list().filter((m) => m.id !== id).map((m) => m.id);
+  void advanceElectionTicks(loop, transport, config, remotePeers, () => member.isStopped);
 
   let client: { ports: number[]; close(): Promise<void> };
   try {
