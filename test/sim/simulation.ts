@@ -158,6 +158,7 @@ class Simulation {
         }
       }
       if (target > 0 && this.checker.committedIndex >= target) {
+        this.checkConvergence(limit);
         return {
           committed: this.checker.committedIndex,
           leaders: this.leadersSeen.size,
@@ -206,6 +207,32 @@ class Simulation {
       for (const m of msgs) this.net.send(this.round, m);
     }
     this.checkLeaders();
+  }
+
+  /**
+   * With the faults healed and nothing more proposed, every member must reach
+   * the same applied index with the same KV state — whether it got there by
+   * replaying entries or by installing snapshots.
+   */
+  private checkConvergence(limit: number): void {
+    const deadline = limit + 100 * ROUNDS_PER_TICK;
+    for (; this.round < deadline; this.round++) {
+      this.step();
+      // Members are who the leader's configuration names (a node started for a
+      // conf change that was dropped never joined).
+      const conf = this.leader()?.node!.raft.prs;
+      if (!conf) continue;
+      const live = this.live().filter((n) => conf.voters.has(n.id) || conf.learners.has(n.id));
+      const idx = live.map((n) => n.appliedIndex);
+      if (idx.every((i) => i === idx[0]) && idx[0] === this.checker.committedIndex) {
+        const states = live.map((n) => JSON.stringify([...n.kv].sort()));
+        const diverged = live.find((_, i) => states[i] !== states[0]);
+        if (diverged) throw new SafetyViolation(`convergence: n${diverged.id} and n${live[0]!.id} applied to ${idx[0]} but hold different KV states`);
+        return;
+      }
+    }
+    const where = this.live().map((n) => `n${n.id}@${n.appliedIndex}`).join(' ');
+    throw new SafetyViolation(`convergence: members did not reach applied index ${this.checker.committedIndex} (${where})`);
   }
 
   private reportSnapshot(m: Message, status: SnapshotStatus): void {

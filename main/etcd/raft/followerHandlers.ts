@@ -46,11 +46,13 @@ export function restore(r: Raft, s: Snapshot): boolean {
     r.becomeFollower(r.term + 1, NONE);
     return false;
   }
+  // The snapshot may predate our own addition (the leader's latest snapshot
+  // is older than the conf change that added us): install it anyway, as
+  // etcd 3.4's raft does; the entries after it carry that conf change, and
+  // until we apply it we are simply not promotable. (etcd-io/raft refuses
+  // such a snapshot only because etcd's server always sends one at its
+  // applied index; ours sends the stored one.)
   const cs = meta.confState;
-  if (!cs.voters.includes(r.id) && !cs.learners.includes(r.id)) {
-    r.logger.warn(`${r.id} ignores snapshot ${meta.index}: not in its configuration`);
-    return false;
-  }
   if (r.raftLog.matchTerm(meta.index, meta.term)) {
     // We hold the entry: just fast-forward the commit.
     r.raftLog.commitTo(meta.index);

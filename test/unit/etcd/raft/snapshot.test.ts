@@ -71,6 +71,30 @@ describe('snapshots', () => {
   });
 });
 
+describe('a member added after the leader took its snapshot', () => {
+  it('installs the older snapshot, then learns of its own addition from the entries after it', () => {
+    const c = new Cluster([1n, 2n]);
+    c.elect(1n);
+    for (let i = 0; i < 3; i++) c.get(1n).node.propose(enc(`w${i}`));
+    c.stabilize();
+    const n1 = c.get(1n);
+    const applied = n1.node.raft.raftLog.applied;
+    n1.storage.createSnapshot(applied, n1.node.raft.prs.confState(), enc('state'));
+    n1.storage.compact(applied);
+    const storage = new MemoryStorage();
+    c.nodes.set(3n, { id: 3n, node: new RawNode(newConfig(3n, storage)), storage, applied: [], readStates: [] });
+    c.get(1n).node.proposeConfChange({ type: 3 /* AddLearnerNode */, nodeId: 3n, context: new Uint8Array() });
+    c.stabilize();
+    c.get(1n).node.reportSnapshot(3n, SnapshotStatus.Finish);
+    c.tickAll(2);
+    const n3 = c.get(3n).node.raft;
+    expect(c.get(3n).storage.snapshot().metadata.confState.learners).toEqual([]); // it predates the learner
+    expect(n3.prs.confState()).toEqual({ voters: [1n, 2n], learners: [3n] });
+    expect(n3.isLearner).toBe(true);
+    expect(n3.raftLog.applied).toBe(n1.node.raft.raftLog.committed);
+  });
+});
+
 describe('restart from storage', () => {
   it('resumes term, vote, log and configuration; re-delivers committed entries after `applied`', () => {
     const c = new Cluster([1n, 2n, 3n]);
