@@ -11,7 +11,7 @@ import {
   statusToWire,
   txnRequestFromWire,
 } from '../../../../main/etcd/api/convert';
-import { etcdPackageDefinition } from '../../../../main/etcd/api/protos';
+import { etcdPackageDefinition, etcdService } from '../../../../main/etcd/api/protos';
 
 const def = etcdPackageDefinition();
 const method = (service: string, name: string) => (def[`etcdserverpb.${service}`] as any)[name];
@@ -113,6 +113,37 @@ describe('status', () => {
         leader: `${c.leader}`,
         revision: '5',
       });
+    });
+  }
+});
+
+describe('direct response encoding', () => {
+  // etcdService() encodes responses without proto-loader's fromObject copy;
+  // the bytes must be exactly what proto-loader would have produced.
+  const header = headerToWire({ clusterId: 2n ** 64n - 3n, memberId: 0xbdae9bbc11dd390dn, revision: 77, raftTerm: 9 });
+  const kv = { key: Buffer.from('k'), create_revision: 3, mod_revision: 77, version: 2, value: Buffer.from('v'), lease: 0 };
+  const cases = [
+    { service: 'KV', method: 'Range', res: { header, kvs: [kv, kv], more: true, count: 5 } },
+    { service: 'KV', method: 'Put', res: { header, prev_kv: kv } },
+    {
+      service: 'KV',
+      method: 'Txn',
+      res: {
+        header,
+        succeeded: true,
+        responses: [
+          { response_put: { header: { revision: 77 } } },
+          { response_txn: { header: { revision: 77 }, responses: [{ response_range: { header: { revision: 77 }, kvs: [kv], count: 1 } }] } },
+        ],
+      },
+    },
+    { service: 'Cluster', method: 'MemberList', res: { header: headerToWire({ clusterId: 1n, memberId: 2n, revision: 0, raftTerm: 1 }, false), members: [memberToWire({ id: 2n ** 63n, name: 'a', peerUrls: ['p'], clientUrls: ['c'], isLearner: true })] } },
+  ] as const;
+  for (const c of cases) {
+    it(`${c.service}.${c.method}`, () => {
+      const direct = etcdService(c.service)[c.method]!;
+      const viaLoader = method(c.service, c.method);
+      expect(Buffer.compare(direct.responseSerialize(c.res), viaLoader.responseSerialize(c.res))).toBe(0);
     });
   }
 });

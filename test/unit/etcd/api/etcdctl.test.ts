@@ -155,8 +155,9 @@ describe('etcdctl cluster and maintenance', () => {
 
 describe('keepalive', () => {
   it('a call held 10 s while etcdctl pings every 2 s is never cut by GOAWAY', async () => {
+    await ctl(['put', 'held', 'qux']);
     h.fake.rangeDelayMs = 10_500;
-    const r = await ctl(['--command-timeout=20s', '--keepalive-time=2s', 'get', 'foo', '--print-value-only']);
+    const r = await ctl(['--command-timeout=20s', '--keepalive-time=2s', 'get', 'held', '--print-value-only']);
     h.fake.rangeDelayMs = 0;
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: 'qux\n', stderr: '' });
   }, 20_000);
