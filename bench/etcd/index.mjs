@@ -20,7 +20,8 @@ const PHASES = [
   { kind: 'put', concurrency: 64 },
   { kind: 'get', concurrency: 16 },
 ];
-const PORT_BASE = { pilothouse: 42000, etcd: 42100 };
+// Below Linux's ephemeral port range (32768+).
+const PORT_BASE = { pilothouse: 25000, etcd: 25100 };
 
 function fmt(n, digits = 1) {
   return Number.isFinite(n) ? n.toFixed(digits) : '–';

@@ -4,7 +4,7 @@
 // base (see PORTS below), so files never collide; every process is tracked
 // and SIGKILLed by reapClusters() in afterAll, also when a test failed.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LocalCluster } from '../../../main/console/localCluster';
@@ -22,15 +22,19 @@ export const CLI_JS = resolve(import.meta.dirname, '../../../out/main/cli.js');
  */
 export const TARGET: Impl = process.env.PILOTHOUSE_TEST_IMPL === 'etcd' ? 'etcd' : 'pilothouse';
 
-/** Port bases per test file; a cluster uses base..base+5, a file at most base..base+99. */
+/**
+ * Port bases per test file; a cluster uses base..base+5, a file at most
+ * base..base+99. Below Linux's ephemeral range (32768+), so an outgoing
+ * connection can never hold a port a member is about to listen on.
+ */
 export const PORTS = {
-  cluster: 41000,
-  kvConformance: 41100,
-  errors: 41200,
-  failover: 41300,
-  crash: 41400,
-  quorumLoss: 41500,
-  up: 41600,
+  cluster: 24000,
+  kvConformance: 24100,
+  errors: 24200,
+  failover: 24300,
+  crash: 24400,
+  quorumLoss: 24500,
+  up: 24600,
 } as const;
 
 export function programFor(impl: Impl): Program {
@@ -55,9 +59,21 @@ export async function startTestCluster(impl: Impl, portBase: number, readyTimeou
   cluster.start();
   const ready = await cluster.waitReady(readyTimeoutMs);
   if (!ready.ok) {
-    throw new Error(`${impl} cluster on ${portBase} not ready: ${[...ready.lastErrors].map(([e, m]) => `${e} ${m}`).join('; ')}`);
+    const probes = [...ready.lastErrors].map(([e, m]) => `${e} ${m}`).join('; ');
+    throw new Error(`${impl} cluster on ${portBase} not ready: ${probes}\n${memberLogTails(cluster)}`);
   }
   return { impl, cluster, dir, endpoints: cluster.endpoints };
+}
+
+/** The last lines of each member's log and its exit state, for failure messages. */
+export function memberLogTails(cluster: LocalCluster, lines = 15): string {
+  return cluster.layout
+    .map((m) => {
+      const proc = cluster.member(m.name);
+      const log = existsSync(m.logFile) ? readFileSync(m.logFile, 'utf8').split('\n').slice(-lines).join('\n') : '(no log)';
+      return `--- ${m.name} (${proc.running ? `running, pid ${proc.pid}` : 'exited'}) ${m.logFile}\n${log}`;
+    })
+    .join('\n');
 }
 
 /** SIGKILL every member started by this file and delete the data dirs. */
