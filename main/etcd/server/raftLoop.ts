@@ -17,6 +17,7 @@ import { decodeConfChange } from '../raft/index';
 import {
   ConfChangeType,
   EntryType,
+  MessageType,
   StateType,
   type ConfState,
   type Entry,
@@ -130,14 +131,43 @@ export class RaftLoop {
 
   /** Throws ErrProposalDropped when Raft cannot take it now (no leader, transfer in progress). */
   propose(data: Uint8Array): void {
+    if (this.forwardToLeader(MessageType.Prop, data)) return;
     this.o.node.propose(data);
     this.kick();
   }
 
   readIndex(ctx: Uint8Array): void {
     if (this.stopped) return;
+    if (this.forwardToLeader(MessageType.ReadIndex, ctx)) return;
     this.o.node.readIndex(ctx);
     this.kick();
+  }
+
+  /**
+   * A follower's raft would only queue a MsgProp / MsgReadIndex for the leader
+   * and hand it out with the next Ready, after the fsync in progress. Neither
+   * depends on anything this member persists, so it goes to the leader now,
+   * exactly as stepFollower would address it (term 0, one entry). Like any
+   * forwarded proposal it is best effort: the proposer's timeout covers a loss.
+   */
+  private forwardToLeader(type: MessageType.Prop | MessageType.ReadIndex, data: Uint8Array): boolean {
+    const lead = this.lead;
+    if (this.isLeader || lead === 0n || lead === this.o.localId) return false;
+    this.o.peers.send([
+      {
+        type,
+        to: lead,
+        from: this.o.localId,
+        term: 0,
+        logTerm: 0,
+        index: 0,
+        entries: [{ term: 0, index: 0, type: EntryType.Normal, data }],
+        commit: 0,
+        reject: false,
+        rejectHint: 0,
+      },
+    ]);
+    return true;
   }
 
   /**
