@@ -20,13 +20,19 @@ describe('simulation with a driver that breaks persist-before-send', () => {
     expect(failure!.message.split('\n').filter((l) => /^\s+r\s*\d+ /.test(l)).length).toBe(50);
   });
 
-  it('a safety checker violation: lost durable state breaks log matching (seed 10)', () => {
-    expect(() => runSimulation({ seed: 10, size: 3, chaosRounds: 600, livenessTicks: 120, brokenPersistence: true })).toThrow(
-      /log matching/,
-    );
-  });
-
-  it('the same seed with a correct driver passes', () => {
-    expect(runSimulation({ seed: 10, size: 3, chaosRounds: 600, livenessTicks: 120 }).committed).toBeGreaterThan(10);
+  it('some seed shows a safety checker violation (not only a core panic), and a correct driver passes it', () => {
+    let violation: { seed: number; message: string } | undefined;
+    for (let seed = 1; seed <= 400 && !violation; seed++) {
+      try {
+        runSimulation({ seed, size: 3, chaosRounds: 600, livenessTicks: 120, brokenPersistence: true });
+      } catch (err) {
+        const first = (err as Error).message.split('\n')[0]!;
+        if (/log matching|election safety|leader completeness|state-machine safety|linearizable read/.test(first)) {
+          violation = { seed, message: first };
+        }
+      }
+    }
+    expect(violation).toBeDefined();
+    expect(runSimulation({ seed: violation!.seed, size: 3, chaosRounds: 600, livenessTicks: 120 }).committed).toBeGreaterThan(10);
   });
 });

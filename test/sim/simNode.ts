@@ -88,6 +88,8 @@ export class SimNode {
       applied,
       maxSizePerMsg: 256,
       maxInflightMsgs: 8,
+      // Small, so that a leader cut off from its quorum starts dropping proposals.
+      maxUncommittedEntriesSize: 1024,
       checkQuorum: this.opts.checkQuorum,
       preVote: this.opts.preVote,
       random: this.opts.random,

@@ -56,6 +56,7 @@ export function runSimulation(o: SimOptions): SimResult {
     throw new SimulationFailure(
       `seed ${o.seed} (size ${o.size}) failed at round ${sim.round}: ${what}\n` +
         `replay: SIM_SEED=${o.seed} npx vitest run test/sim\n` +
+        `members:\n${sim.describeMembers()}\n` +
         `last events:\n${sim.trace.describe()}`,
     );
   }
@@ -90,8 +91,10 @@ class Simulation {
       duplicateRate: this.rng.pick([0, 0.02]),
       maxDelay: this.rng.pick([1, 3, 6]),
     }, (m) => {
-      // Like etcd's transport: a snapshot that could not be delivered is reported failed.
+      // Like etcd's transport: a snapshot that could not be delivered is
+      // reported failed, and a peer whose stream broke is reported unreachable.
       if (m.type === MessageType.Snap) this.reportSnapshot(m, SnapshotStatus.Failure);
+      else if (m.type === MessageType.App && this.rng.chance(0.5)) this.reportUnreachable(m);
     });
     const ids = Array.from({ length: o.size }, (_, i) => BigInt(i + 1));
     this.nextId = BigInt(o.size + 1);
@@ -100,6 +103,19 @@ class Simulation {
       n.bootstrap(ids.map((p) => ({ id: p })));
     }
     this.trace.note(0, `start size=${o.size} checkQuorum=${this.checkQuorum} preVote=${this.preVote} asyncDisk=${this.asyncDisk} net=${JSON.stringify(this.net.faults)}`);
+  }
+
+  /** One line per member: role, term, log and apply positions. */
+  describeMembers(): string {
+    return [...this.nodes.values()]
+      .map((n) => {
+        if (n.removed) return `  n${n.id} removed`;
+        if (!n.node) return `  n${n.id} down (disk: last=${n.disk.lastIndex()} snap=${n.disk.snapshot().metadata.index})`;
+        const r = n.node.raft;
+        const l = r.raftLog;
+        return `  n${n.id} ${StateType[r.state]} term=${r.term} lead=${r.lead} last=${l.lastTerm()}/${l.lastIndex()} commit=${l.committed} applied=${n.appliedIndex}${r.isLearner ? ' learner' : ''}`;
+      })
+      .join('\n');
   }
 
   private newNode(id: MemberId): SimNode {
@@ -233,6 +249,12 @@ class Simulation {
     }
     const where = this.live().map((n) => `n${n.id}@${n.appliedIndex}`).join(' ');
     throw new SafetyViolation(`convergence: members did not reach applied index ${this.checker.committedIndex} (${where})`);
+  }
+
+  private reportUnreachable(m: Message): void {
+    const sender = this.nodes.get(m.from);
+    if (!sender?.alive || sender.removed) return;
+    sender.node!.reportUnreachable(m.to);
   }
 
   private reportSnapshot(m: Message, status: SnapshotStatus): void {
