@@ -20,7 +20,12 @@ const CORS_HEADERS: Record<string, string> = {
 
 const TEXT = 'text/plain; charset=utf-8';
 
-export function clientHttpHandler(server: EtcdServer): RequestListener {
+export interface HttpEndpointOptions {
+  /** /version is served on the client port, not on --listen-metrics-urls. */
+  version: boolean;
+}
+
+export function clientHttpHandler(server: EtcdServer, opts: HttpEndpointOptions = { version: true }): RequestListener {
   return (req, res) => {
     for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
     const path = (req.url ?? '/').split('?', 1)[0];
@@ -31,14 +36,14 @@ export function clientHttpHandler(server: EtcdServer): RequestListener {
         if (allowGet(req, res)) done(health(server, res));
         return;
       case '/version':
+        if (!opts.version) break;
         if (allowGet(req, res)) send(res, 200, 'application/json', VERSION_BODY);
         return;
       case '/metrics':
         done(metrics(server, res));
         return;
-      default:
-        goError(res, 404, '404 page not found');
     }
+    goError(res, 404, '404 page not found');
   };
 }
 

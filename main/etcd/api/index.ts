@@ -18,7 +18,7 @@ import { clusterService } from './clusterService';
 import { GrpcMetrics } from './grpcMetrics';
 import { clientHttpHandler } from './httpEndpoints';
 import { kvService } from './kvService';
-import { parseListenUrl, type ListenAddress } from './listenUrl';
+import { bindListener, parseListenUrl } from './listenUrl';
 import { maintenanceService } from './maintenanceService';
 import { etcdService } from './protos';
 import { routeByPreface } from './protocolSniffer';
@@ -27,6 +27,7 @@ import type { ServiceContext } from './unaryCall';
 
 export { VERSION_BODY } from './httpEndpoints';
 export type { ClientTlsOptions } from './tlsTermination';
+export { startMetricsServer } from './metricsServer';
 
 export interface ClientServerOptions {
   /** --listen-client-urls, e.g. "http://127.0.0.1:2379"; port 0 picks a free port. */
@@ -117,21 +118,11 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   try {
     for (const a of addresses) {
       const l = a.scheme === 'https' ? createClientTlsServer(opts.tls!, track, onSecure) : createNetServer({ noDelay: true }, onPlain);
-      listeners.push(await listen(l, a));
+      listeners.push(await bindListener(l, a));
     }
   } catch (err) {
     await close();
     throw err;
   }
   return { ports: listeners.map((l) => (l.address() as AddressInfo).port), close };
-}
-
-function listen(l: NetServer, a: ListenAddress): Promise<NetServer> {
-  return new Promise((resolve, reject) => {
-    l.once('error', reject);
-    l.listen({ host: a.host, port: a.port }, () => {
-      l.removeListener('error', reject);
-      resolve(l);
-    });
-  });
 }

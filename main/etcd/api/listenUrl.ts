@@ -1,6 +1,8 @@
-// --listen-client-urls entries → what to bind. etcd accepts http and https
+// --listen-client-urls / --listen-metrics-urls entries → what to bind. etcd accepts http and https
 // URLs with an IP or "localhost"; Go resolves "localhost" to 127.0.0.1, while
 // Node would pick ::1 first on many hosts, so it is pinned to IPv4 here.
+
+import type { Server } from 'node:net';
 
 export interface ListenAddress {
   url: string;
@@ -25,4 +27,15 @@ export function parseListenUrl(raw: string): ListenAddress {
   let host = u.hostname.replace(/^\[(.*)\]$/, '$1');
   if (host === 'localhost') host = '127.0.0.1';
   return { url: raw, scheme, host, port: Number(u.port) };
+}
+
+/** Binds `server` to the address; rejects with the bind error (EADDRINUSE, ...). */
+export function bindListener<S extends Server>(server: S, a: ListenAddress): Promise<S> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: a.host, port: a.port }, () => {
+      server.removeListener('error', reject);
+      resolve(server);
+    });
+  });
 }

@@ -86,3 +86,22 @@ describe('client-port HTTP endpoints', () => {
     expect(ports.size).toBe(1);
   });
 });
+
+describe('--listen-metrics-urls listener', () => {
+  it('serves /metrics and /health but not /version or gRPC paths', async () => {
+    const { startMetricsServer } = await import('../../../../main/etcd/api/index');
+    const m = await startMetricsServer(h.fake, { listenUrls: ['http://127.0.0.1:0'] });
+    const at = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: m.ports[0], path }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const codes = { metrics: await at('/metrics'), health: await at('/health'), version: await at('/version') };
+    await m.close();
+    expect(codes).toEqual({ metrics: 200, health: 200, version: 404 });
+  });
+});
