@@ -24,10 +24,17 @@ export class Member extends MemberCore {
   peerPorts: number[] = [];
   private stopping?: Promise<void>;
   private stopFn: () => Promise<void> = async () => {};
+  private markClosed: () => void = () => {};
+  /**
+   * Resolves once the member has stopped, whether stop() was called or it
+   * stopped itself after a fatal error (a failed WAL write): a process
+   * hosting it should then exit, as etcd does.
+   */
+  readonly closed: Promise<void> = new Promise((resolve) => (this.markClosed = resolve));
 
   /** Graceful: no new requests, pending ones fail with "server stopped", then Raft, transport and WAL close. */
   stop(): Promise<void> {
-    return (this.stopping ??= this.stopFn());
+    return (this.stopping ??= this.stopFn().finally(() => this.markClosed()));
   }
 
   /** @internal used by startMember only */

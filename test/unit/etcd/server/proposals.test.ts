@@ -42,8 +42,11 @@ describe('a member without a quorum', () => {
 
   it('fails pending requests with "server stopped" when stopped', async () => {
     const pending = expect(lone.member!.put(putReq('k', 'v'))).rejects.toThrow('etcdserver: server stopped');
-    await lone.member!.stop();
+    const member = lone.member!;
+    await member.stop();
     lone.member = undefined;
     await pending;
+    await expect(member.closed).resolves.toBeUndefined();
+    await expect(member.put(putReq('k', 'v'))).rejects.toThrow('etcdserver: server stopped');
   });
 });
