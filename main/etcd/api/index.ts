@@ -15,6 +15,7 @@ import type { TLSSocket } from 'node:tls';
 import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import type { EtcdServer } from '../server/types';
 import { clusterService } from './clusterService';
+import { ConnectionTracker } from './connectionTracker';
 import { GrpcMetrics } from './grpcMetrics';
 import { clientHttpHandler } from './httpEndpoints';
 import { kvService } from './kvService';
@@ -41,8 +42,12 @@ export interface ClientServerOptions {
 export interface ClientServerHandle {
   /** The bound port of each listen URL, in order. */
   ports: number[];
-  /** Stops listening and drops every open connection. */
-  close(): Promise<void>;
+  /**
+   * Stops listening, then ends every connection. With graceMs > 0 gRPC
+   * connections get GOAWAY first and in-flight calls up to graceMs to finish
+   * (etcd's GracefulStop); HTTP/1 connections are dropped at once either way.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** etcd's v3rpc/grpc.go: requests may exceed max-request-bytes by this much of gRPC framing. */
@@ -81,17 +86,20 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
   const http1 = createHttpServer(clientHttpHandler(server));
 
-  const sockets = new Set<Socket>();
+  const connections = new ConnectionTracker();
+  const http1Connections = new ConnectionTracker();
   const track = (socket: Socket) => {
-    sockets.add(socket);
+    connections.add(socket);
     // A reset between routing and the chosen server's own listeners must not
     // become an uncaught 'error'; the servers add their handling beside this.
     socket.on('error', () => socket.destroy());
-    socket.once('close', () => sockets.delete(socket));
   };
   const routes = {
     http2: (s: Socket) => injector.injectConnection(s),
-    http1: (s: Socket) => http1.emit('connection', s),
+    http1: (s: Socket) => {
+      http1Connections.add(s);
+      http1.emit('connection', s);
+    },
   };
   const onPlain = (socket: Socket) => {
     track(socket);
@@ -106,12 +114,17 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   };
 
   const listeners: NetServer[] = [];
-  const close = async (): Promise<void> => {
+  const close = async (graceMs = 0): Promise<void> => {
     const closed = listeners.map((l) => new Promise<void>((resolve) => l.close(() => resolve())));
+    http1Connections.destroyAll();
+    if (graceMs > 0) {
+      injector.drain(graceMs);
+      await connections.whenEmpty(graceMs);
+    }
     injector.destroy();
     grpc.forceShutdown();
     http1.close();
-    for (const s of sockets) s.destroy();
+    connections.destroyAll();
     await Promise.all(closed);
   };
 
