@@ -83,7 +83,8 @@ async function advanceElectionTicks(
   // etcd waits up to rafthttp's 5 s connection read timeout, polling every 50 ms.
   for (let i = 0; i < 100 && !stopped(); i++) {
     await new Promise((r) => setTimeout(r, 50));
-    if (remotePeers().some((p) => transport.activeSince(p) > 0)) {
+    // Like rafthttp's ActivePeers: a peer counts once a stream to it is up.
+    if (remotePeers().some((p) => transport.isConnected(p) || transport.activeSince(p) > 0)) {
       for (let t = 0; t < electionTicks - 2; t++) loop.tick();
       return;
     }

@@ -1,0 +1,20 @@
+// A fresh cluster elects within a few heartbeats of its peers connecting
+// (etcd's initial election tick advance), not after a full election timeout.
+import { afterAll, describe, expect, it } from 'vitest';
+import { agreedLeader, makeConfigs, start, stopAll } from './clusterHarness';
+
+describe('fresh cluster start', () => {
+  // A long election timeout makes the difference visible: without the advance
+  // the first election could not start before 3 s.
+  const { dir, members } = makeConfigs(24020, { heartbeatInterval: 100, electionTimeout: 3000 });
+  afterAll(async () => {
+    await stopAll(dir, members);
+  });
+
+  it('elects a leader well before one election timeout', async () => {
+    const started = Date.now();
+    await Promise.all(members.map((m) => start(m)));
+    await agreedLeader(members);
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+});
