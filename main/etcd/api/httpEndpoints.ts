@@ -1,5 +1,6 @@
 // The plain-HTTP endpoints etcd serves on its client port beside gRPC
-// (etcdserver/api/etcdhttp): /health, /version and /metrics. Bodies, status
+// (etcdserver/api/etcdhttp): /health, /version and /metrics, and the /v3
+// JSON gateway (jsonGateway.ts). Bodies, status
 // codes and headers are what etcd 3.4.23 sends, checked against Debian's
 // etcd: `{"health":"true"}` (3.4 has no "reason" field), 503 with Go's
 // http.Error body (trailing newline) when unhealthy, 405 + Allow for other
@@ -7,6 +8,7 @@
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { EtcdServer } from '../server/types';
+import { gatewayRoute, serveGateway, type ServiceImplementations } from './jsonGateway';
 
 /** The /version answer. The cluster version is the minor the cluster agreed on. */
 export const VERSION_BODY = JSON.stringify({ etcdserver: '3.4.23', etcdcluster: '3.4.0' });
@@ -23,6 +25,8 @@ const TEXT = 'text/plain; charset=utf-8';
 export interface HttpEndpointOptions {
   /** /version is served on the client port, not on --listen-metrics-urls. */
   version: boolean;
+  /** The gRPC handlers, for the /v3 JSON gateway (client port only). */
+  gateway?: ServiceImplementations;
 }
 
 export function clientHttpHandler(server: EtcdServer, opts: HttpEndpointOptions = { version: true }): RequestListener {
@@ -42,6 +46,14 @@ export function clientHttpHandler(server: EtcdServer, opts: HttpEndpointOptions 
       case '/metrics':
         done(metrics(server, res));
         return;
+    }
+    const route = opts.gateway && gatewayRoute(path);
+    if (route) {
+      if (req.method !== 'POST') {
+        res.setHeader('Allow', 'POST');
+        return goError(res, 405, 'Method Not Allowed');
+      }
+      return serveGateway(opts.gateway!, route, req, res);
     }
     goError(res, 404, '404 page not found');
   };

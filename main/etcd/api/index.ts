@@ -7,7 +7,7 @@
 // front of the same routing.
 //
 // Services are one module each; Watch, Lease, Auth and the rest of
-// Maintenance and Cluster are added to `registerServices` as they land.
+// Maintenance and Cluster are added to `serviceImplementations` as they land.
 
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
@@ -21,7 +21,8 @@ import { clientHttpHandler } from './httpEndpoints';
 import { kvService } from './kvService';
 import { bindListener, parseListenUrl } from './listenUrl';
 import { maintenanceService } from './maintenanceService';
-import { etcdService } from './protos';
+import { etcdService, type EtcdServiceName } from './protos';
+import type { ServiceImplementations } from './jsonGateway';
 import { routeByPreface } from './protocolSniffer';
 import { alpnRoute, createClientTlsServer, type ClientTlsOptions } from './tlsTermination';
 import type { ServiceContext } from './unaryCall';
@@ -64,11 +65,14 @@ export function grpcServerOptions(maxRequestBytes: number): Record<string, numbe
   };
 }
 
-function registerServices(grpc: GrpcServer, server: EtcdServer): void {
+/** Every implemented service, by name; gRPC and the JSON gateway share them. */
+function serviceImplementations(server: EtcdServer): ServiceImplementations {
   const ctx: ServiceContext = { server, metrics: new GrpcMetrics(server.metrics) };
-  grpc.addService(etcdService('KV'), kvService(ctx));
-  grpc.addService(etcdService('Cluster'), clusterService(ctx));
-  grpc.addService(etcdService('Maintenance'), maintenanceService(ctx));
+  return {
+    KV: kvService(ctx),
+    Cluster: clusterService(ctx),
+    Maintenance: maintenanceService(ctx),
+  };
 }
 
 export async function startClientServer(server: EtcdServer, opts: ClientServerOptions): Promise<ClientServerHandle> {
@@ -81,10 +85,11 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   }
 
   const grpc = new GrpcServer(grpcServerOptions(opts.maxRequestBytes));
-  registerServices(grpc, server);
+  const impls = serviceImplementations(server);
+  for (const [name, impl] of Object.entries(impls)) grpc.addService(etcdService(name as EtcdServiceName), impl);
   // Insecure on purpose: TLS, where configured, has already ended in front.
   const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
-  const http1 = createHttpServer(clientHttpHandler(server));
+  const http1 = createHttpServer(clientHttpHandler(server, { version: true, gateway: impls }));
 
   const connections = new ConnectionTracker();
   const http1Connections = new ConnectionTracker();

@@ -42,7 +42,7 @@ export function etcdPackageDefinition(): PackageDefinition {
 }
 
 /** The same protos as protobufjs types, for direct encoding. */
-function etcdRoot(): protobuf.Root {
+export function etcdRoot(): protobuf.Root {
   if (cachedRoot) return cachedRoot;
   const root = new protobuf.Root();
   const dir = etcdProtoDir();
