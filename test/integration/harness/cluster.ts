@@ -52,11 +52,13 @@ export interface TestCluster {
   endpoints: string[];
 }
 
+/** readyTimeoutMs 0: return as soon as the processes are spawned. */
 export async function startTestCluster(impl: Impl, portBase: number, readyTimeoutMs = 20_000): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), `pilothouse-it-${impl}-`));
   const cluster = new LocalCluster({ dataDir: dir, portBase, program: programFor(impl), clusterToken: `it-${portBase}` });
   live.push({ cluster, dir });
   cluster.start();
+  if (readyTimeoutMs === 0) return { impl, cluster, dir, endpoints: cluster.endpoints };
   const ready = await cluster.waitReady(readyTimeoutMs);
   if (!ready.ok) {
     const probes = [...ready.lastErrors].map(([e, m]) => `${e} ${m}`).join('; ');
