@@ -3,6 +3,7 @@
 
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Errors } from '../../../../main/etcd/errors';
 import { startHarness, type Harness } from './clientHarness';
 
 let h: Harness;
@@ -78,6 +79,23 @@ describe('/v3 JSON gateway', () => {
   for (const c of cases) {
     it(c.name, async () => {
       expect(await post(c.path, c.body)).toEqual({ status: c.status, body: c.want });
+    });
+  }
+
+  // grpc-gateway v1's code → HTTP status (412 for FailedPrecondition checked against etcd's MemberAdd)
+  const mapped = [
+    { name: 'FailedPrecondition → 412', inject: Errors.notLeader(), status: 412, code: 9 },
+    { name: 'NotFound → 404', inject: Errors.leaseNotFound(), status: 404, code: 5 },
+    { name: 'Unavailable → 503', inject: Errors.timeout(), status: 503, code: 14 },
+    { name: 'plain error → 500, Unknown', inject: new Error('raft proposal dropped'), status: 500, code: 2 },
+  ];
+  for (const c of mapped) {
+    it(c.name, async () => {
+      h.fake.failNext = c.inject;
+      const r = await post('/v3/kv/put', '{"key":"Zm9v","value":"YmFy"}');
+      h.fake.failNext = undefined;
+      const message = (c.inject as Error).message;
+      expect(r).toEqual({ status: c.status, body: JSON.stringify({ error: message, message, code: c.code }) });
     });
   }
 
