@@ -21,7 +21,8 @@ import { clientHttpHandler } from './httpEndpoints';
 import { kvService } from './kvService';
 import { bindListener, parseListenUrl } from './listenUrl';
 import { maintenanceService } from './maintenanceService';
-import { etcdService, type EtcdServiceName } from './protos';
+import { etcdService, grpcHealthService, type EtcdServiceName } from './protos';
+import { healthService } from './healthService';
 import type { ServiceImplementations } from './jsonGateway';
 import { routeByPreface } from './protocolSniffer';
 import { alpnRoute, createClientTlsServer, type ClientTlsOptions } from './tlsTermination';
@@ -87,6 +88,7 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   const grpc = new GrpcServer(grpcServerOptions(opts.maxRequestBytes));
   const impls = serviceImplementations(server);
   for (const [name, impl] of Object.entries(impls)) grpc.addService(etcdService(name as EtcdServiceName), impl);
+  grpc.addService(grpcHealthService(), healthService());
   // Insecure on purpose: TLS, where configured, has already ended in front.
   const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
   const http1 = createHttpServer(clientHttpHandler(server, { version: true, gateway: impls }));

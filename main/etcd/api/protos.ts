@@ -80,3 +80,13 @@ export function etcdService(name: EtcdServiceName): ServiceDefinition {
   services.set(name, service);
   return service;
 }
+
+let healthDefinition: ServiceDefinition | undefined;
+
+/** grpc.health.v1.Health, which etcd also registers on the client port. */
+export function grpcHealthService(): ServiceDefinition {
+  healthDefinition ??= loadSync('health.proto', { includeDirs: [etcdProtoDir()], keepCase: true, enums: Number, defaults: true })[
+    'grpc.health.v1.Health'
+  ] as unknown as ServiceDefinition;
+  return healthDefinition;
+}

@@ -164,3 +164,39 @@ describe('request size', () => {
     });
   }
 });
+
+describe('grpc.health.v1.Health', () => {
+  const healthClient = async () => {
+    const { loadPackageDefinition, credentials } = await import('@grpc/grpc-js');
+    const { loadSync } = await import('@grpc/proto-loader');
+    const { protoDir } = await import('../../../../main/common/resources');
+    const def = loadSync('health.proto', { includeDirs: [`${protoDir()}/etcd`], keepCase: true, enums: Number, defaults: true });
+    const Ctor = (loadPackageDefinition(def) as any).grpc.health.v1.Health;
+    return new Ctor(h.endpoint, credentials.createInsecure());
+  };
+
+  const cases = [
+    { service: '', want: { status: 1 } },
+    { service: 'etcdserverpb.KV', want: { code: GrpcStatus.NOT_FOUND, details: 'unknown service' } },
+  ];
+  for (const c of cases) {
+    it(`Check("${c.service}")`, async () => {
+      const client = await healthClient();
+      const got = await new Promise((resolve) =>
+        client.Check({ service: c.service }, (err: any, res: any) => resolve(err ? { code: err.code, details: err.details } : res)),
+      );
+      client.close();
+      expect(got).toEqual(c.want);
+    });
+  }
+
+  it('Watch("") reports SERVING first', async () => {
+    const client = await healthClient();
+    const stream = client.Watch({ service: '' });
+    const first = await new Promise((resolve) => stream.once('data', resolve));
+    stream.cancel();
+    stream.on('error', () => {}); // the cancel itself
+    client.close();
+    expect(first).toEqual({ status: 1 });
+  });
+});
