@@ -153,6 +153,14 @@ describe('etcdctl cluster and maintenance', () => {
   }
 });
 
+describe('etcdctl endpoint health', () => {
+  it('is healthy when the linearizable get of "health" succeeds', async () => {
+    const r = await ctl(['endpoint', 'health']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^${h.endpoint} is healthy: successfully committed proposal: took = [0-9.]+[µm]?s\\n$`));
+  });
+});
+
 describe('keepalive', () => {
   it('a call held 10 s while etcdctl pings every 2 s is never cut by GOAWAY', async () => {
     await ctl(['put', 'held', 'qux']);
