@@ -62,6 +62,8 @@ export class FlagError extends Error {
     readonly exitCode: number,
     /** Go flag errors are followed by the usage text. */
     readonly showUsage: boolean,
+    /** The etcd package that reports it, as etcd's log shows it ("etcdmain: "); Go flag errors have none. */
+    readonly logPrefix = '',
   ) {
     super(message);
     this.name = 'FlagError';
@@ -74,7 +76,12 @@ export type ParsedEtcdFlags =
   | { kind: 'run'; config: MemberConfig; warnings: string[] };
 
 /** Parse etcd flags from argv (without the program and `etcd` words) and env. */
-export function parseEtcdFlags(argv: readonly string[], env: NodeJS.ProcessEnv = {}): ParsedEtcdFlags {
+export function parseEtcdFlags(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  /** Receives etcd's informational lines about environment variables, as they happen. */
+  log: (line: string) => void = () => {},
+): ParsedEtcdFlags {
   const raw = new Map<string, string>();
   const warnings: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -100,21 +107,46 @@ export function parseEtcdFlags(argv: readonly string[], env: NodeJS.ProcessEnv =
     raw.set(name, value);
   }
 
-  // Environment variables fill in what the command line left unset.
-  for (const [name, spec] of Object.entries(FLAGS)) {
+  // Environment variables fill in what the command line left unset; visited
+  // in flag-name order, as Go's FlagSet.VisitAll does (etcd pkg/flags
+  // SetFlagsFromEnv). Empty values count as unset. A bad value is reported
+  // only after every variable was visited and conflicts were checked.
+  const setOnCommandLine = new Set(raw.keys());
+  const envKeys = new Map<string, string>();
+  let envError: FlagError | undefined;
+  for (const [name, spec] of Object.entries(FLAGS).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const envName = `ETCD_${name.toUpperCase().replace(/-/g, '_')}`;
+    envKeys.set(envName, name);
     const value = env[envName];
-    if (value === undefined) continue;
-    if (raw.has(name)) {
-      warnings.push(`recognized environment variable ${envName}, but unused: shadowed by corresponding flag`);
+    if (setOnCommandLine.has(name) || value === undefined || value === '') continue;
+    try {
+      checkValue(spec, value, envName, 1, true);
+    } catch (err) {
+      envError = err as FlagError;
       continue;
     }
-    checkValue(spec, value, envName, 1, true);
     raw.set(name, value);
+    log(`pkg/flags: recognized and used environment variable ${envName}=${value}`);
   }
+  for (const [key, value] of Object.entries(env)) {
+    if (key.startsWith('ETCD_') && value !== undefined && !envKeys.has(key)) {
+      log(`pkg/flags: unrecognized environment variable ${key}=${value}`);
+    }
+  }
+  for (const [envName, name] of envKeys) {
+    if (setOnCommandLine.has(name) && env[envName]) {
+      throw new FlagError(
+        `conflicting environment variable "${envName}" is shadowed by corresponding command-line flag (either unset environment variable or disable flag)`,
+        1,
+        false,
+        'pkg/flags: ',
+      );
+    }
+  }
+  if (envError) throw envError;
 
   for (const name of raw.keys()) {
-    if (FLAGS[name]!.ignored) warnings.push(`flag --${name} is accepted for compatibility with etcd and has no effect`);
+    if (FLAGS[name]!.ignored) warnings.push(`etcdmain: flag --${name} is accepted for compatibility with etcd and has no effect`);
   }
   const get = (name: string): string => raw.get(name) ?? FLAGS[name]!.default;
 
@@ -166,7 +198,7 @@ export function parseEtcdFlags(argv: readonly string[], env: NodeJS.ProcessEnv =
 }
 
 function verifyError(message: string): FlagError {
-  return new FlagError(`error verifying flags, ${message}. See 'etcd --help'.`, 1, false);
+  return new FlagError(`error verifying flags, ${message}. See 'etcd --help'.`, 1, false, 'etcdmain: ');
 }
 
 /** Validates one value; `where` is "flag -name" or the env variable's name. */

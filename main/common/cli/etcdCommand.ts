@@ -10,10 +10,10 @@ import { PILOTHOUSE_VERSION } from './version';
 export async function runEtcdCommand(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseEtcdFlags(argv, process.env);
+    parsed = parseEtcdFlags(argv, process.env, (line) => process.stderr.write(`${line}\n`));
   } catch (err) {
     if (!(err instanceof FlagError)) throw err;
-    process.stderr.write(`${err.exitCode === 1 ? 'etcdmain: ' : ''}${err.message}\n`);
+    process.stderr.write(`${err.logPrefix}${err.message}\n`);
     if (err.showUsage) process.stderr.write(`${etcdUsage()}\n`);
     return err.exitCode;
   }
@@ -25,7 +25,7 @@ export async function runEtcdCommand(argv: string[]): Promise<number> {
     process.stdout.write(`pilothouse etcd Version: ${PILOTHOUSE_VERSION}\nAPI: etcd 3.4 (v3 gRPC)\nNode Version: ${process.version}\n`);
     return 0;
   }
-  for (const w of parsed.warnings) process.stderr.write(`etcdmain: ${w}\n`);
+  for (const w of parsed.warnings) process.stderr.write(`${w}\n`);
 
   // Listen before starting, so a signal during startup still stops cleanly.
   const signalled = new Promise<NodeJS.Signals>((resolve) => {

@@ -22,20 +22,45 @@ const CASES = [
   ['stray'],
 ];
 
-function firstErrorLine(command: string, args: string[]): { line: string; status: number | null } {
-  // A data dir inside our temp dir, in case a case unexpectedly starts a member.
-  const r = spawnSync(command, args, { cwd: dir, encoding: 'utf8', timeout: 10_000, env: { ...process.env, ETCDCTL_API: '3' } });
-  const lines = `${r.stderr}`.split('\n').filter((l) => l !== '' && !l.startsWith('[WARNING]'));
-  // etcd's capnslog prefix: "2026-01-01 00:00:00.000000 E | etcdmain: ..." → "etcdmain: ...".
-  return { line: (lines[0] ?? '').replace(/^\S+ \S+ [A-Z] \| /, ''), status: r.status };
+/**
+ * stderr up to and including the first error line, less etcd's log prefix
+ * ("2026-01-01 00:00:00.000000 E | etcdmain: ..." → "etcdmain: ..."); the
+ * usage text after a Go flag error lists different flags and is not compared.
+ */
+function errorLines(command: string, args: string[], env: Record<string, string> = {}): { lines: string[]; status: number | null } {
+  // cwd is our temp dir, so a case that unexpectedly starts a member writes there.
+  const r = spawnSync(command, args, { cwd: dir, encoding: 'utf8', timeout: 10_000, env: { ...process.env, ...env } });
+  const all = `${r.stderr}`
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('[WARNING]'))
+    .map((l) => l.replace(/^\S+ \S+ [A-Z] \| /, ''));
+  const end = all.findIndex((l) => /error|invalid value|not defined|needs an argument|conflicting/.test(l));
+  return { lines: all.slice(0, end + 1), status: r.status };
 }
 
 describe('pilothouse etcd command line', () => {
   for (const args of CASES) {
     it(`rejects ${args.join(' ')} like etcd 3.4`, () => {
-      const want = firstErrorLine(ETCD_BINARY, args);
-      const got = firstErrorLine(process.execPath, [CLI_JS, 'etcd', ...args]);
+      const want = errorLines(ETCD_BINARY, args);
+      const got = errorLines(process.execPath, [CLI_JS, 'etcd', ...args]);
       expect(want.status).not.toBe(0);
+      expect(want.lines.length).toBeGreaterThan(0);
+      expect(got).toEqual(want);
+    });
+  }
+
+  const ENV_CASES = [
+    { env: { ETCD_HEARTBEAT_INTERVAL: 'x' }, args: [] },
+    { env: { ETCD_ELECTION_TIMEOUT: '200' }, args: [] },
+    { env: { ETCD_INITIAL_CLUSTER_STATE: 'maybe', ETCD_SNAPSHOT_COUNT: '5' }, args: [] },
+    { env: { ETCD_NAME: 'from-env' }, args: ['--name', 'from-flag'] },
+  ];
+  for (const { env, args } of ENV_CASES) {
+    it(`rejects ${JSON.stringify(env)} ${args.join(' ')} like etcd 3.4`, () => {
+      const want = errorLines(ETCD_BINARY, args, env);
+      const got = errorLines(process.execPath, [CLI_JS, 'etcd', ...args], env);
+      expect(want.status).not.toBe(0);
+      expect(want.lines.length).toBeGreaterThan(0);
       expect(got).toEqual(want);
     });
   }

@@ -72,12 +72,28 @@ describe('parseEtcdFlags', () => {
     expect(config.quotaBackendBytes).toBe(1024);
   });
 
-  it('reads ETCD_* environment variables, with flags taking precedence', () => {
-    const parsed = run(['--name', 'flagname'], { ETCD_NAME: 'envname', ETCD_SNAPSHOT_COUNT: '10', ETCD_DATA_DIR: '/d' });
+  it('reads ETCD_* environment variables and logs them as etcd does', () => {
+    const logged: string[] = [];
+    const parsed = parseEtcdFlags(['--name', 'flagname'], { ETCD_SNAPSHOT_COUNT: '10', ETCD_DATA_DIR: '/d', ETCD_NAME: '', ETCD_BOGUS: '1' }, (l) =>
+      logged.push(l),
+    );
+    if (parsed.kind !== 'run') throw new Error('expected run');
     expect(parsed.config.name).toBe('flagname');
     expect(parsed.config.snapshotCount).toBe(10);
     expect(parsed.config.dataDir).toBe('/d');
-    expect(parsed.warnings.join('\n')).toContain('ETCD_NAME, but unused: shadowed by corresponding flag');
+    expect(logged).toEqual([
+      'pkg/flags: recognized and used environment variable ETCD_DATA_DIR=/d',
+      'pkg/flags: recognized and used environment variable ETCD_SNAPSHOT_COUNT=10',
+      'pkg/flags: unrecognized environment variable ETCD_BOGUS=1',
+    ]);
+  });
+
+  it('refuses a variable that a flag shadows, as etcd 3.4 does', () => {
+    const err = failure(['--name', 'flagname'], { ETCD_NAME: 'envname' });
+    expect(err.logPrefix + err.message).toBe(
+      'pkg/flags: conflicting environment variable "ETCD_NAME" is shadowed by corresponding command-line flag (either unset environment variable or disable flag)',
+    );
+    expect(err.exitCode).toBe(1);
   });
 
   it('recognises help and version', () => {
