@@ -49,7 +49,7 @@ describe('pilothouse etcd command line', () => {
     });
   }
 
-  const ENV_CASES = [
+  const ENV_CASES: { env: Record<string, string>; args: string[] }[] = [
     { env: { ETCD_HEARTBEAT_INTERVAL: 'x' }, args: [] },
     { env: { ETCD_ELECTION_TIMEOUT: '200' }, args: [] },
     { env: { ETCD_INITIAL_CLUSTER_STATE: 'maybe', ETCD_SNAPSHOT_COUNT: '5' }, args: [] },
