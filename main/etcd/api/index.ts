@@ -25,6 +25,7 @@ import { etcdService, grpcHealthService, type EtcdServiceName } from './protos';
 import { healthService } from './healthService';
 import type { ServiceImplementations } from './jsonGateway';
 import { routeByPreface } from './protocolSniffer';
+import { LeaderMonitor } from './streamCall';
 import { alpnRoute, createClientTlsServer, type ClientTlsOptions } from './tlsTermination';
 import type { ServiceContext } from './unaryCall';
 
@@ -67,8 +68,7 @@ export function grpcServerOptions(maxRequestBytes: number): Record<string, numbe
 }
 
 /** Every implemented service, by name; gRPC and the JSON gateway share them. */
-function serviceImplementations(server: EtcdServer): ServiceImplementations {
-  const ctx: ServiceContext = { server, metrics: new GrpcMetrics(server.metrics) };
+function serviceImplementations(ctx: ServiceContext): ServiceImplementations {
   return {
     KV: kvService(ctx),
     Cluster: clusterService(ctx),
@@ -86,7 +86,8 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   }
 
   const grpc = new GrpcServer(grpcServerOptions(opts.maxRequestBytes));
-  const impls = serviceImplementations(server);
+  const ctx: ServiceContext = { server, metrics: new GrpcMetrics(server.metrics), leaders: new LeaderMonitor(server) };
+  const impls = serviceImplementations(ctx);
   for (const [name, impl] of Object.entries(impls)) grpc.addService(etcdService(name as EtcdServiceName), impl);
   grpc.addService(grpcHealthService(), healthService());
   // Insecure on purpose: TLS, where configured, has already ended in front.
@@ -124,6 +125,7 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   const close = async (graceMs = 0): Promise<void> => {
     const closed = listeners.map((l) => new Promise<void>((resolve) => l.close(() => resolve())));
     http1Connections.destroyAll();
+    ctx.leaders.stop();
     if (graceMs > 0) {
       injector.drain(graceMs);
       await connections.whenEmpty(graceMs);

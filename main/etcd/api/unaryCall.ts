@@ -9,11 +9,14 @@ import { Errors, GrpcCode } from '../errors';
 import type { EtcdServer } from '../server/types';
 import type { GrpcMetrics } from './grpcMetrics';
 import { toGrpcFailure } from './grpcStatus';
+import type { LeaderMonitor } from './streamCall';
 
 /** What every service module gets. */
 export interface ServiceContext {
   server: EtcdServer;
   metrics: GrpcMetrics;
+  /** Cuts leader-bound streams after the leader is lost (streamCall.ts). */
+  leaders: LeaderMonitor;
 }
 
 /**
