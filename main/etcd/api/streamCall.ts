@@ -40,7 +40,9 @@ export class LeaderMonitor {
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly server: EtcdServer) {
-    this.timer = setInterval(() => this.tick(), server.config.electionTimeout);
+    // etcd ticks once per election timeout; never spin on a zero or missing value
+    const everyMs = Math.max(100, server.config.electionTimeout || 1000);
+    this.timer = setInterval(() => this.tick(), everyMs);
     this.timer.unref();
   }
 
