@@ -28,6 +28,9 @@ export function etcdctl(args: string[], opts: CtlOptions): Promise<CtlResult> {
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  // Most commands never read stdin and may exit before we finish writing it:
+  // the resulting EPIPE is expected, not a failure.
+  child.stdin.on('error', () => {});
   child.stdin.end(opts.stdin ?? '');
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 15_000);
   return new Promise((resolve) => {
