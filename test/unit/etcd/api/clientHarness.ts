@@ -42,6 +42,7 @@ export function etcdctl(endpoint: string, args: string[], input?: string): Promi
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on('error', () => {}); // EPIPE when etcdctl exits without reading stdin
     child.stdin.end(input ?? '');
   });
 }
