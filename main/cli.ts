@@ -8,6 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { runEtcdCommand } from './common/cli/etcdCommand';
+import { registerSnapshotCommand } from './common/cli/snapshotCommand';
 import { runUpCommand, selfProgram } from './common/cli/upCommand';
 import { PILOTHOUSE_VERSION } from './common/cli/version';
 
@@ -41,6 +42,8 @@ function buildProgram(setExitCode: (code: number) => void): Command {
       const cliPath = fileURLToPath(import.meta.url);
       setExitCode(await runUpCommand(opts, selfProgram(cliPath)));
     });
+
+  registerSnapshotCommand(program, setExitCode);
 
   return program;
 }

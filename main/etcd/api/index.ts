@@ -26,6 +26,7 @@ import { healthService } from './healthService';
 import type { ServiceImplementations } from './jsonGateway';
 import { routeByPreface } from './protocolSniffer';
 import { LeaderMonitor } from './streamCall';
+import { watchService } from './watchService';
 import { alpnRoute, createClientTlsServer, type ClientTlsOptions } from './tlsTermination';
 import type { ServiceContext } from './unaryCall';
 
@@ -73,6 +74,7 @@ function serviceImplementations(ctx: ServiceContext): ServiceImplementations {
     KV: kvService(ctx),
     Cluster: clusterService(ctx),
     Maintenance: maintenanceService(ctx),
+    Watch: watchService(ctx),
   };
 }
 

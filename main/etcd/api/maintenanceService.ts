@@ -1,16 +1,35 @@
-// etcdserverpb.Maintenance. Status is local to the member (etcdctl endpoint
-// status, move-leader's leader lookup). Alarm, Defragment, Hash, HashKV,
-// Snapshot and MoveLeader slot in here as the member exposes them.
+// etcdserverpb.Maintenance (etcd v3rpc/maintenance.go). Everything here is
+// local to the member, no Raft: Status (etcdctl endpoint status, move-leader's
+// leader lookup), Hash/HashKV (endpoint hashkv), Snapshot (snapshot save),
+// Defragment (defrag), and MoveLeader (answered by the leader only).
+// A method the server does not implement is left out (gRPC UNIMPLEMENTED).
+//
+// Snapshot streams the body of the snapshot file (../snapshot/format.ts) in
+// 32 KiB chunks {remaining_bytes, blob}, then one message whose blob is the
+// sha256 of the body and remaining_bytes 0, exactly as etcd streams its bbolt
+// file; etcdctl writes the blobs to disk in order.
 
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { statusToWire } from './convert';
+import type { handleServerStreamingCall, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Errors, GrpcCode } from '../errors';
+import { sha256 } from '../snapshot/format';
+import { headerToWire, statusToWire, uint64Out } from './convert';
+import { toGrpcFailure } from './grpcStatus';
 import { unaryFor, type ServiceContext } from './unaryCall';
-import type { WireStatusResponse } from './wire';
+import type { WireLong, WireLongOut, WireResponseHeader, WireStatusResponse } from './wire';
+
+/** etcd's snapshotSendBufferSize. */
+export const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
+const CANCELLED = 1;
+
+interface WireSnapshotResponse {
+  remaining_bytes: WireLongOut;
+  blob: Uint8Array;
+}
 
 export function maintenanceService(ctx: ServiceContext): UntypedServiceImplementation {
   const { server } = ctx;
   const unary = unaryFor(ctx, 'etcdserverpb.Maintenance');
-  return {
+  const impl: UntypedServiceImplementation = {
     Status: unary(
       'Status',
       async (): Promise<WireStatusResponse> => {
@@ -20,4 +39,79 @@ export function maintenanceService(ctx: ServiceContext): UntypedServiceImplement
       () => true, // learners answer Status (etcdctl endpoint status)
     ),
   };
+  const { hash, hashKV, snapshotBody, defragment, moveLeader } = server;
+  if (hash) {
+    impl.Hash = unary('Hash', async (): Promise<{ header: WireResponseHeader; hash: number }> => {
+      const { header, result } = await hash.call(server);
+      return { header: headerToWire(header), hash: result };
+    });
+  }
+  if (hashKV) {
+    impl.HashKV = unary(
+      'HashKV',
+      async (req: { revision?: WireLong }): Promise<{ header: WireResponseHeader; hash: number; compact_revision: number }> => {
+        const { header, result } = await hashKV.call(server, Number(req.revision ?? 0));
+        return { header: headerToWire(header), hash: result.hash, compact_revision: result.compactRevision };
+      },
+    );
+  }
+  if (defragment) {
+    impl.Defragment = unary('Defragment', async () => {
+      const { header } = await defragment.call(server);
+      return { header: headerToWire(header) };
+    });
+  }
+  if (moveLeader) {
+    impl.MoveLeader = unary('MoveLeader', async (req: { targetID?: WireLong }) => {
+      const { header } = await moveLeader.call(server, BigInt(req.targetID ?? '0'));
+      return { header: headerToWire(header) };
+    });
+  }
+  if (snapshotBody) impl.Snapshot = snapshotStream(ctx, () => snapshotBody.call(server));
+  return impl;
+}
+
+function snapshotStream(ctx: ServiceContext, body: () => Promise<Uint8Array>): handleServerStreamingCall<unknown, WireSnapshotResponse> {
+  const counter = ctx.metrics.forMethod('etcdserverpb.Maintenance', 'Snapshot', 'server_stream');
+  return (call) => {
+    counter.started();
+    let done = false;
+    const finish = (code: number, failure?: ReturnType<typeof toGrpcFailure>) => {
+      if (done) return;
+      done = true;
+      counter.handled(code);
+      if (failure) call.emit('error', failure);
+      else if (code !== CANCELLED) call.end();
+    };
+    call.on('cancelled', () => finish(CANCELLED));
+    if (ctx.server.isLearner?.() === true) return finish(GrpcCode.FailedPrecondition, toGrpcFailure(Errors.notSupportedForLearner()));
+    body()
+      .then((b) => sendChunks(call, b, () => done))
+      .then(
+        () => finish(GrpcCode.OK),
+        (err: unknown) => {
+          const failure = toGrpcFailure(err);
+          finish(failure.code, failure);
+        },
+      );
+  };
+}
+
+async function sendChunks(call: ServerWritableStream<unknown, WireSnapshotResponse>, body: Uint8Array, cancelled: () => boolean): Promise<void> {
+  for (let off = 0; off < body.length && !cancelled(); off += SNAPSHOT_CHUNK_BYTES) {
+    const blob = body.subarray(off, Math.min(off + SNAPSHOT_CHUNK_BYTES, body.length));
+    const remaining = body.length - off - blob.length;
+    if (!call.write({ remaining_bytes: uint64Out(BigInt(remaining)), blob })) {
+      await new Promise<void>((resolve) => {
+        const go = () => {
+          call.off('drain', go);
+          call.off('cancelled', go);
+          resolve();
+        };
+        call.on('drain', go);
+        call.on('cancelled', go);
+      });
+    }
+  }
+  if (!cancelled()) call.write({ remaining_bytes: 0, blob: sha256(body) });
 }

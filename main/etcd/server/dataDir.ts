@@ -37,7 +37,7 @@ export function snapDir(dataDir: string): string {
   return join(dataDir, 'member', 'snap');
 }
 
-function encodeWalMetadata(id: MemberId, clusterId: bigint): Uint8Array {
+export function encodeWalMetadata(id: MemberId, clusterId: bigint): Uint8Array {
   const b = Buffer.alloc(16);
   b.writeBigUInt64BE(id, 0);
   b.writeBigUInt64BE(clusterId, 8);

@@ -27,6 +27,8 @@ import type {
 } from '../mvcc/types';
 import { ErrProposalDropped } from '../raft/errors';
 import type { HardState, MemberId, ReadState, SoftState } from '../raft/types';
+import { captureSnapshotBody } from '../snapshot/capture';
+import { DbSpace } from './dbSpace';
 import { IdGenerator } from './idGenerator';
 import { idToHex } from './ids';
 import { encodeInternalRequest, type InternalRequest } from './internalRequest';
@@ -63,6 +65,7 @@ export class MemberCore implements EtcdServer {
   private term: number;
   private leaderElectedAt = 0;
   private stopped = false;
+  private readonly space = new DbSpace(() => this.sm.store.sizes().dbSize);
 
   constructor(
     readonly config: MemberConfig,
@@ -116,6 +119,7 @@ export class MemberCore implements EtcdServer {
 
   onApplied(index: number): void {
     this.reads.onApplied(index);
+    this.space.sizes(); // raise the allocated high-water mark
   }
 
   onOutcome(o: { id: bigint; value: unknown } | { id: bigint; error: Error }): void {
@@ -134,7 +138,7 @@ export class MemberCore implements EtcdServer {
     this.reads.tick();
     if (this.unproposed.length > 0 && this.loop.lead !== 0n) this.flushUnproposed();
     this.memberMetrics.proposalsPending.set(this.waits.size);
-    this.memberMetrics.dbTotalSize.set(this.sm.store.sizes().dbSize);
+    this.memberMetrics.dbTotalSize.set(this.space.sizes().dbSize);
   }
 
   stopRequests(): void {
@@ -184,7 +188,7 @@ export class MemberCore implements EtcdServer {
 
   async status(): Promise<WithHeader<StatusInfo>> {
     const lead = this.loop.lead;
-    const sizes = this.sm.store.sizes();
+    const sizes = this.space.sizes();
     const self = this.sm.membership.get(this.id);
     return {
       header: this.header(this.sm.store.currentRevision),
@@ -200,6 +204,42 @@ export class MemberCore implements EtcdServer {
         isLearner: self?.isLearner ?? false,
       },
     };
+  }
+
+  // ---- Maintenance (etcd v3rpc/maintenance.go); all local, no Raft
+
+  async hash(): Promise<WithHeader<number>> {
+    return { header: this.header(this.sm.store.currentRevision), result: this.sm.store.hash() };
+  }
+
+  async hashKV(revision: number): Promise<WithHeader<{ hash: number; compactRevision: number }>> {
+    const r = this.sm.store.hashKV(revision);
+    return { header: this.header(r.revision), result: { hash: r.hash, compactRevision: r.compactRevision } };
+  }
+
+  async snapshotBody(): Promise<Uint8Array> {
+    if (this.stopped) throw Errors.stopped();
+    return captureSnapshotBody(this.sm, this.clusterId, this.id);
+  }
+
+  async defragment(): Promise<WithHeader<void>> {
+    this.space.defragment();
+    return { header: this.header(this.sm.store.currentRevision), result: undefined };
+  }
+
+  /** etcd's MoveLeader: leader only; the target must be a voting member; polled every heartbeat until it leads. */
+  async moveLeader(target: MemberId): Promise<WithHeader<void>> {
+    if (!this.loop.isLeader) throw Errors.notLeader();
+    const m = this.sm.membership.get(target);
+    if (m === undefined || m.isLearner) throw Errors.badLeaderTransferee();
+    this.loop.transferLeaderTo(target);
+    const deadline = Date.now() + this.reqTimeoutMs;
+    while (this.loop.lead !== target) {
+      if (this.stopped) throw Errors.stopped();
+      if (Date.now() >= deadline) throw Errors.timeoutLeaderTransfer();
+      await new Promise((r) => setTimeout(r, this.config.heartbeatInterval));
+    }
+    return { header: this.header(this.sm.store.currentRevision), result: undefined };
   }
 
   isLearner(): boolean {

@@ -195,6 +195,14 @@ export class RaftLoop {
     return false;
   }
 
+  /** Asks Raft to hand leadership to `target` (etcd MoveLeader); the caller watches `lead`. */
+  transferLeaderTo(target: MemberId): void {
+    if (this.stopped) return;
+    this.o.log(`leadership transfer starting: ${idToHex(this.o.localId)} -> ${idToHex(target)}`);
+    this.o.node.transferLeader(target);
+    this.kick();
+  }
+
   /** Resolves once entries up to `index` are applied (or the loop stops). */
   appliedAtLeast(index: Index): Promise<void> {
     if (this.applied >= index || this.stopped) return Promise.resolve();

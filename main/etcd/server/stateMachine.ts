@@ -17,6 +17,8 @@ export class StateMachine {
   store = new MvccStore();
   membership = new Membership();
   consistentIndex: Index = 0;
+  /** Run after restore() replaced the store (the watchable store re-attaches). */
+  readonly restoreListeners: (() => void)[] = [];
 
   /**
    * Applies one Normal entry. Returns the proposer's outcome, or undefined for
@@ -56,6 +58,7 @@ export class StateMachine {
     this.store = MvccStore.restore(s.mvcc);
     this.membership = Membership.fromSnapshot(s.membership);
     this.consistentIndex = s.consistentIndex;
+    for (const listener of this.restoreListeners) listener();
   }
 
   private execute(req: InternalRequest): unknown {

@@ -104,6 +104,19 @@ export interface EtcdServer {
   memberList(): Promise<WithHeader<MemberInfo[]>>;
   status(): Promise<WithHeader<StatusInfo>>;
 
+  // Maintenance (etcd v3rpc/maintenance.go); optional so that test doubles
+  // may leave them out (the RPC is then unimplemented).
+  /** etcd Hash: a hash of the whole store; the header revision is the store's. */
+  hash?(): Promise<WithHeader<number>>;
+  /** etcd HashKV at `revision` (0 = current). */
+  hashKV?(revision: Revision): Promise<WithHeader<{ hash: number; compactRevision: Revision }>>;
+  /** A point-in-time snapshot file body (../snapshot/format.ts), without its sha256 trailer. */
+  snapshotBody?(): Promise<Uint8Array>;
+  /** Local, no Raft: shrinks the allocated size to what is in use (server/dbSpace.ts). */
+  defragment?(): Promise<WithHeader<void>>;
+  /** Leader only: hands leadership to `target` and waits until it leads. */
+  moveLeader?(target: MemberId): Promise<WithHeader<void>>;
+
   /** True while this member knows a leader (for `hasleader` metadata). */
   hasLeader(): boolean;
   /**
