@@ -38,6 +38,7 @@ import type { RaftLoop } from './raftLoop';
 import type { StateMachine } from './stateMachine';
 import type { EtcdServer, MemberConfig, MemberInfo, ResponseHeader, StatusInfo, WithHeader } from './types';
 import { WaitRegistry } from './wait';
+import { WatchableStore } from '../watch/watchableStore';
 
 /** etcd's maxGapBetweenApplyAndCommitIndex. */
 const MAX_APPLY_GAP = 5000;
@@ -65,6 +66,7 @@ export class MemberCore implements EtcdServer {
   private term: number;
   private leaderElectedAt = 0;
   private stopped = false;
+  private readonly watches: WatchableStore;
   private readonly space = new DbSpace(() => this.sm.store.sizes().dbSize);
 
   constructor(
@@ -90,6 +92,8 @@ export class MemberCore implements EtcdServer {
       timeoutMs: this.reqTimeoutMs,
       retryMs: READ_INDEX_RETRY_MS,
     });
+    this.watches = new WatchableStore(sm);
+    sm.restoreListeners.push(() => this.watches.reattach());
   }
 
   // ---- hooks from the Raft loop
@@ -146,6 +150,7 @@ export class MemberCore implements EtcdServer {
     this.unproposed = [];
     this.waits.failAll(Errors.stopped());
     this.reads.stop(Errors.stopped());
+    this.watches.dispose();
   }
 
   // ---- EtcdServer
@@ -240,6 +245,14 @@ export class MemberCore implements EtcdServer {
       await new Promise((r) => setTimeout(r, this.config.heartbeatInterval));
     }
     return { header: this.header(this.sm.store.currentRevision), result: undefined };
+  }
+
+  watchable(): WatchableStore {
+    return this.watches;
+  }
+
+  responseHeader(revision: number): ResponseHeader {
+    return this.header(revision);
   }
 
   isLearner(): boolean {

@@ -17,6 +17,7 @@ import type {
   TxnRequest,
   TxnResult,
 } from '../mvcc/types';
+import type { WatchableStore } from '../watch/watchableStore';
 
 /** etcd's flags, with etcd's defaults applied by the command-line parser. */
 export interface MemberConfig {
@@ -50,6 +51,11 @@ export interface MemberConfig {
   maxTxnOps: number;
   /** Optional: log lines go here (default stderr). */
   logger?: (line: string) => void;
+  /**
+   * Milliseconds between progress notifications to progress_notify watchers
+   * (--experimental-watch-progress-notify-interval, etcd default 10 min).
+   */
+  watchProgressNotifyInterval?: number;
 }
 
 /** etcdserverpb.ResponseHeader. */
@@ -116,6 +122,12 @@ export interface EtcdServer {
   defragment?(): Promise<WithHeader<void>>;
   /** Leader only: hands leadership to `target` and waits until it leads. */
   moveLeader?(target: MemberId): Promise<WithHeader<void>>;
+
+  // Watch (etcd v3rpc/watch.go); optional so that test doubles may leave it out.
+  /** The member's watchable store; it follows the store across snapshot restores. */
+  watchable?(): WatchableStore;
+  /** The header of a response served at `revision` (streams build their own replies). */
+  responseHeader?(revision: Revision): ResponseHeader;
 
   /** True while this member knows a leader (for `hasleader` metadata). */
   hasLeader(): boolean;
