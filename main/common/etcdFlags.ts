@@ -14,7 +14,7 @@ export const DEFAULT_NAME = 'default';
 /** embed.maxElectionMs: etcd rejects longer election timeouts. */
 const MAX_ELECTION_MS = 50_000;
 
-type FlagKind = 'string' | 'uint' | 'int64' | 'urls' | 'bool' | 'state';
+type FlagKind = 'string' | 'uint' | 'int64' | 'urls' | 'bool' | 'state' | 'duration';
 
 interface FlagSpec {
   kind: FlagKind;
@@ -41,6 +41,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'quota-backend-bytes': { kind: 'int64', default: '0' },
   'max-request-bytes': { kind: 'uint', default: '1572864' },
   'max-txn-ops': { kind: 'uint', default: '128' },
+  'experimental-watch-progress-notify-interval': { kind: 'duration', default: '10m' },
   // Logging and tuning knobs that commonly appear in etcd command lines.
   logger: { kind: 'string', default: 'capnslog', ignored: true },
   'log-level': { kind: 'string', default: 'info', ignored: true },
@@ -193,8 +194,21 @@ export function parseEtcdFlags(
     quotaBackendBytes: quota <= 0 ? DEFAULT_QUOTA_BYTES : quota,
     maxRequestBytes: Number(get('max-request-bytes')),
     maxTxnOps: Number(get('max-txn-ops')),
+    watchProgressNotifyInterval: parseGoDurationMs(get('experimental-watch-progress-notify-interval')),
   };
   return { kind: 'run', config, warnings };
+}
+
+const DURATION_UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go's time.ParseDuration ("10m", "1.5s", "1h2m", "0"), in milliseconds; undefined if malformed. */
+export function parseGoDurationMs(text: string): number | undefined {
+  if (text === '0') return 0;
+  const m = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|ms|s|m|h))+)$/.exec(text);
+  if (m === null) return undefined;
+  let total = 0;
+  for (const part of m[2]!.matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|ms|s|m|h)/g)) total += Number(part[1]) * DURATION_UNIT_MS[part[2]!]!;
+  return m[1] === '-' ? -total : total;
 }
 
 function verifyError(message: string): FlagError {
@@ -217,6 +231,8 @@ function valueProblem(spec: FlagSpec, value: string): string | undefined {
       return /^(1|0|t|f|true|false|TRUE|FALSE|True|False|T|F)$/.test(value) ? undefined : 'parse error';
     case 'uint':
       return /^\d+$/.test(value) && Number(value) <= Number.MAX_SAFE_INTEGER ? undefined : 'parse error';
+    case 'duration':
+      return parseGoDurationMs(value) === undefined ? 'parse error' : undefined;
     case 'int64':
       return /^-?\d+$/.test(value) && Math.abs(Number(value)) <= Number.MAX_SAFE_INTEGER ? undefined : 'parse error';
     case 'state':

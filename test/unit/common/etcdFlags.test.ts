@@ -36,7 +36,14 @@ describe('parseEtcdFlags', () => {
       quotaBackendBytes: DEFAULT_QUOTA_BYTES,
       maxRequestBytes: 1572864,
       maxTxnOps: 128,
+      watchProgressNotifyInterval: 600_000,
     });
+  });
+
+  it('parses --experimental-watch-progress-notify-interval as a Go duration', () => {
+    expect(run(['--experimental-watch-progress-notify-interval', '1s']).config.watchProgressNotifyInterval).toBe(1000);
+    expect(run(['--experimental-watch-progress-notify-interval=1m30s']).config.watchProgressNotifyInterval).toBe(90_000);
+    expect(run(['--experimental-watch-progress-notify-interval', '250ms']).config.watchProgressNotifyInterval).toBe(250);
   });
 
   const spellings = [
@@ -108,6 +115,7 @@ describe('parseEtcdFlags', () => {
     { argv: ['--initial-cluster-state', 'foo'], code: 2, message: 'invalid value "foo" for flag -initial-cluster-state: invalid value' },
     { argv: ['--listen-client-urls', 'foo'], code: 2, message: 'invalid value "foo" for flag -listen-client-urls: URL scheme must be http, https, unix, or unixs: foo' },
     { argv: ['--listen-peer-urls', 'http://127.0.0.1'], code: 2, message: 'invalid value "http://127.0.0.1" for flag -listen-peer-urls: URL address does not have the form "host:port": http://127.0.0.1' },
+    { argv: ['--experimental-watch-progress-notify-interval', 'x'], code: 2, message: 'invalid value "x" for flag -experimental-watch-progress-notify-interval: parse error' },
     { argv: ['--name'], code: 2, message: 'flag needs an argument: -name' },
     { argv: ['extra'], code: 1, message: "error verifying flags, 'extra' is not a valid flag. See 'etcd --help'." },
     { argv: ['--election-timeout', '100'], code: 1, message: "error verifying flags, --election-timeout[100ms] should be at least as 5 times as --heartbeat-interval[100ms]. See 'etcd --help'." },
