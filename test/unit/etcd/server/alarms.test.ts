@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AlarmAction,
+  AlarmStore,
+  AlarmType,
+  applyAlarm,
+  costPut,
+  costTxn,
+  formatAlarm,
+  quotaAvailable,
+  rejectWhenNoSpace,
+} from '../../../../main/etcd/server/alarms';
+import { putReq } from './clusterHarness';
+
+describe('alarms', () => {
+  it('activates, lists, deactivates like etcd’s alarm store', () => {
+    const s = new AlarmStore();
+    expect(applyAlarm(s, { action: AlarmAction.Activate, memberId: 7n, alarm: AlarmType.None })).toEqual([]);
+    expect(applyAlarm(s, { action: AlarmAction.Activate, memberId: 9n, alarm: AlarmType.NoSpace })).toEqual([{ memberId: 9n, alarm: AlarmType.NoSpace }]);
+    applyAlarm(s, { action: AlarmAction.Activate, memberId: 3n, alarm: AlarmType.NoSpace });
+    applyAlarm(s, { action: AlarmAction.Activate, memberId: 1n, alarm: AlarmType.Corrupt });
+    expect(applyAlarm(s, { action: AlarmAction.Get, memberId: 0n, alarm: AlarmType.None }).map(formatAlarm)).toEqual([
+      'memberID:3 alarm:NOSPACE ',
+      'memberID:9 alarm:NOSPACE ',
+      'memberID:1 alarm:CORRUPT ',
+    ]);
+    expect(applyAlarm(s, { action: AlarmAction.Get, memberId: 0n, alarm: AlarmType.Corrupt })).toHaveLength(1);
+    expect(applyAlarm(s, { action: AlarmAction.Deactivate, memberId: 4n, alarm: AlarmType.NoSpace })).toEqual([]);
+    expect(applyAlarm(s, { action: AlarmAction.Deactivate, memberId: 3n, alarm: AlarmType.NoSpace })).toHaveLength(1);
+    expect(s.has(AlarmType.NoSpace)).toBe(true);
+    applyAlarm(s, { action: AlarmAction.Deactivate, memberId: 9n, alarm: AlarmType.NoSpace });
+    expect(s.has(AlarmType.NoSpace)).toBe(false);
+    const copy = AlarmStore.fromSnapshot(JSON.parse(JSON.stringify(s.toSnapshot())));
+    expect(copy.get()).toEqual(s.get());
+  });
+
+  it('while NOSPACE is active rejects puts, txns that put and lease grants only', () => {
+    const s = new AlarmStore();
+    const put = putReq('k', 'v');
+    const readTxn = { compare: [], success: [], failure: [] };
+    const putTxn = { compare: [], success: [], failure: [{ put }] };
+    expect(() => rejectWhenNoSpace(s, { put })).not.toThrow();
+    s.activate(1n, AlarmType.NoSpace);
+    expect(() => rejectWhenNoSpace(s, { put })).toThrow('etcdserver: mvcc: database space exceeded');
+    expect(() => rejectWhenNoSpace(s, { txn: putTxn })).toThrow('etcdserver: mvcc: database space exceeded');
+    expect(() => rejectWhenNoSpace(s, { leaseGrant: { id: 1n, ttl: 5 } })).toThrow('etcdserver: mvcc: database space exceeded');
+    expect(() => rejectWhenNoSpace(s, { txn: readTxn })).not.toThrow();
+    expect(() => rejectWhenNoSpace(s, { compaction: { revision: 2, physical: false } })).not.toThrow();
+    expect(() => rejectWhenNoSpace(s, { deleteRange: {} })).not.toThrow();
+  });
+
+  it('costs requests as etcd’s quota does', () => {
+    const put = putReq('key', 'value');
+    expect(costPut(put)).toBe(256 + 3 + 5);
+    expect(costTxn({ compare: [], success: [{ put }], failure: [{ put }, { put }] })).toBe(2 * costPut(put));
+    expect(quotaAvailable(1000, 10, 1011)).toBe(true);
+    expect(quotaAvailable(1000, 11, 1011)).toBe(false);
+  });
+});
