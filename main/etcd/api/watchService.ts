@@ -1,7 +1,7 @@
 // etcdserverpb.Watch (etcd's v3rpc/watch.go): one WatchStream per gRPC
 // stream. Requests go to the stream in arrival order; replies come back
 // converted to the wire, fragmented when the watcher asked for it and the
-// reply is at least --max-request-bytes (sendFragments), and written in
+// reply is at least --max-request-bytes + 512 KiB (sendFragments), written in
 // order. Control replies (created, canceled, progress) are always written;
 // event replies are refused while the call is backed up, and the watchable
 // store replays them from history once it drains, so a slow client never
@@ -16,6 +16,12 @@ import { etcdRoot } from './protos';
 import { bidiFor, type StreamHandler } from './streamCall';
 import type { ServiceContext } from './unaryCall';
 import type { WireKeyValue, WireLong, WireResponseHeader } from './wire';
+
+/**
+ * etcd 3.4's watch server fragments at max-request-bytes plus the gRPC
+ * overhead allowance (NewWatchServer: MaxRequestBytes + grpcOverheadBytes).
+ */
+const GRPC_OVERHEAD_BYTES = 512 * 1024;
 
 /** etcd's default --experimental-watch-progress-notify-interval: 10 minutes. */
 export const DEFAULT_PROGRESS_NOTIFY_INTERVAL_MS = 10 * 60 * 1000;
@@ -149,7 +155,7 @@ export function watchService(ctx: ServiceContext): UntypedServiceImplementation 
       const stream = new WatchStream(watchable(), {
         send: (reply) => {
           const wr = watchReplyToWire(headerToWire(responseHeader(reply.revision)), reply);
-          if (reply.fragment === true) for (const part of fragmentReply(wr, server.config.maxRequestBytes)) write(part);
+          if (reply.fragment === true) for (const part of fragmentReply(wr, server.config.maxRequestBytes + GRPC_OVERHEAD_BYTES)) write(part);
           else write(wr);
         },
         writable: () => open && !call.writableNeedDrain,
