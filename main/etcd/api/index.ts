@@ -23,6 +23,7 @@ import { bindListener, parseListenUrl } from './listenUrl';
 import { maintenanceService } from './maintenanceService';
 import { etcdService, grpcHealthService, type EtcdServiceName } from './protos';
 import { healthService } from './healthService';
+import { filterClientAuthority } from './http2/authorityFilter';
 import type { ServiceImplementations } from './jsonGateway';
 import { routeByPreface } from './protocolSniffer';
 import { LeaderMonitor } from './streamCall';
@@ -105,7 +106,9 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
     socket.on('error', () => socket.destroy());
   };
   const routes = {
-    http2: (s: Socket) => injector.injectConnection(s),
+    // Through the authority filter: etcdctl's URL endpoints send :authority
+    // values nghttp2 refuses (http2/authority.ts).
+    http2: (s: Socket) => injector.injectConnection(filterClientAuthority(s)),
     http1: (s: Socket) => {
       http1Connections.add(s);
       http1.emit('connection', s);

@@ -63,6 +63,13 @@ describe('client port over TLS', () => {
     expect([put.stdout, get.stdout, ctlError(put), ctlError(get)]).toEqual(['OK\n', 'yes\n', undefined, undefined]);
   });
 
+  it('etcdctl endpoint status with an https:// endpoint (URL :authority through the filter)', async () => {
+    const r = await etcdctl(endpoint, [...certArgs(), 'endpoint', 'status', '-w', 'table']);
+    expect(r.stderr).not.toContain('PROTOCOL_ERROR');
+    const row = r.stdout.split('\n').find((l) => l.startsWith(`| ${endpoint} `));
+    expect(row?.split('|').map((c) => c.trim()).slice(1, 4)).toEqual([endpoint, 'bdae9bbc11dd390d', '3.4.23']);
+  });
+
   it('etcdctl without a client certificate is refused', async () => {
     const r = await etcdctl(endpoint, ['--cacert', file('ca.crt'), '--dial-timeout=1s', '--command-timeout=2s', 'get', 'secure']);
     expect(r.code).not.toBe(0);
