@@ -1,7 +1,8 @@
 // etcdserverpb.Maintenance (etcd v3rpc/maintenance.go). Everything here is
 // local to the member, no Raft: Status (etcdctl endpoint status, move-leader's
 // leader lookup), Hash/HashKV (endpoint hashkv), Snapshot (snapshot save),
-// Defragment (defrag), and MoveLeader (answered by the leader only).
+// Defragment (defrag), and MoveLeader (answered by the leader only) — except
+// Alarm (alarm list / disarm), which goes through Raft.
 // A method the server does not implement is left out (gRPC UNIMPLEMENTED).
 //
 // Snapshot streams the body of the snapshot file (../snapshot/format.ts) in
@@ -39,7 +40,7 @@ export function maintenanceService(ctx: ServiceContext): UntypedServiceImplement
       () => true, // learners answer Status (etcdctl endpoint status)
     ),
   };
-  const { hash, hashKV, snapshotBody, defragment, moveLeader } = server;
+  const { hash, hashKV, snapshotBody, defragment, moveLeader, alarm } = server;
   if (hash) {
     impl.Hash = unary('Hash', async (): Promise<{ header: WireResponseHeader; hash: number }> => {
       const { header, result } = await hash.call(server);
@@ -65,6 +66,16 @@ export function maintenanceService(ctx: ServiceContext): UntypedServiceImplement
     impl.MoveLeader = unary('MoveLeader', async (req: { targetID?: WireLong }) => {
       const { header } = await moveLeader.call(server, BigInt(req.targetID ?? '0'));
       return { header: headerToWire(header) };
+    });
+  }
+  if (alarm) {
+    impl.Alarm = unary('Alarm', async (req: { action?: number; memberID?: WireLong; alarm?: number }) => {
+      const { header, result } = await alarm.call(server, {
+        action: req.action ?? 0,
+        memberId: BigInt(req.memberID ?? '0'),
+        alarm: req.alarm ?? 0,
+      });
+      return { header: headerToWire(header), alarms: result.map((m) => ({ memberID: uint64Out(m.memberId), alarm: m.alarm })) };
     });
   }
   if (snapshotBody) impl.Snapshot = snapshotStream(ctx, () => snapshotBody.call(server));

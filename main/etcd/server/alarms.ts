@@ -143,9 +143,13 @@ export function costTxn(r: TxnRequest): number {
 
 export const COST_LEASE = LEASE_OVERHEAD;
 
-/** etcd's backendQuota.Available. */
+/** etcd's DefaultQuotaBytes (2 GiB), used when the configured quota is 0. */
+export const DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024;
+
+/** etcd's backendQuota.Available; quota 0 means the default, a negative quota none. */
 export function quotaAvailable(dbSize: number, cost: number, quotaBytes: number): boolean {
-  return dbSize + cost < quotaBytes;
+  if (quotaBytes < 0) return true;
+  return dbSize + cost < (quotaBytes === 0 ? DEFAULT_QUOTA_BYTES : quotaBytes);
 }
 
 /** applierV3Capped: what the apply refuses while NOSPACE is active. */

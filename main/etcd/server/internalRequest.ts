@@ -16,6 +16,7 @@ import type {
   TxnRequest,
 } from '../mvcc/types';
 import type { MemberId } from '../raft/types';
+import type { AlarmRequest } from './alarms';
 
 export interface MemberAttrSet {
   memberId: MemberId;
@@ -30,6 +31,7 @@ export type InternalRequest = { id: bigint } & (
   | { txn: TxnRequest }
   | { compaction: CompactionRequest }
   | { memberAttrSet: MemberAttrSet }
+  | { alarm: AlarmRequest }
 );
 
 let cachedType: protobuf.Type | undefined;
@@ -102,6 +104,7 @@ export function encodeInternalRequest(req: InternalRequest): Uint8Array {
   else if ('deleteRange' in req) msg.deleteRange = req.deleteRange;
   else if ('txn' in req) msg.txn = txnToWire(req.txn);
   else if ('compaction' in req) msg.compaction = req.compaction;
+  else if ('alarm' in req) msg.alarm = { action: req.alarm.action, memberID: req.alarm.memberId.toString(), alarm: req.alarm.alarm };
   else {
     const a = req.memberAttrSet;
     msg.clusterMemberAttrSet = { member_ID: a.memberId.toString(), memberAttributes: { name: a.name, clientUrls: a.clientUrls } };
@@ -185,6 +188,10 @@ export function decodeInternalRequest(data: Uint8Array): InternalRequest {
   if (w.compaction) {
     const c = w.compaction as Wire;
     return { id, compaction: { revision: toNum(c.revision), physical: Boolean(c.physical) } };
+  }
+  if (w.alarm) {
+    const a = w.alarm as Wire;
+    return { id, alarm: { action: toNum(a.action), memberId: toBigInt(a.memberID), alarm: toNum(a.alarm) } };
   }
   if (w.clusterMemberAttrSet) {
     const a = w.clusterMemberAttrSet as Wire;

@@ -29,6 +29,7 @@ import { ErrProposalDropped } from '../raft/errors';
 import type { HardState, MemberId, ReadState, SoftState } from '../raft/types';
 import { captureSnapshotBody } from '../snapshot/capture';
 import { DbSpace } from './dbSpace';
+import { AlarmAction, AlarmType, costPut, costTxn, formatAlarm, quotaAvailable, type AlarmMember, type AlarmRequest } from './alarms';
 import { IdGenerator } from './idGenerator';
 import { idToHex } from './ids';
 import { encodeInternalRequest, type InternalRequest } from './internalRequest';
@@ -162,6 +163,7 @@ export class MemberCore implements EtcdServer {
   }
 
   async put(req: PutRequest): Promise<WithHeader<PutResult>> {
+    this.checkQuota(costPut(req));
     const result = (await this.propose({ put: req })) as PutResult;
     return { header: this.header(result.revision), result };
   }
@@ -172,6 +174,7 @@ export class MemberCore implements EtcdServer {
   }
 
   async txn(req: TxnRequest): Promise<WithHeader<TxnResult>> {
+    this.checkQuota(costTxn(req));
     if (isReadOnlyTxn(req)) {
       await this.linearizableBarrier();
       const result = this.sm.store.txn(req);
@@ -205,7 +208,7 @@ export class MemberCore implements EtcdServer {
         raftIndex: this.loop.committed,
         raftTerm: this.term,
         raftAppliedIndex: this.loop.applied,
-        errors: lead === 0n ? [Errors.noLeader().message] : [],
+        errors: [...(lead === 0n ? [Errors.noLeader().message] : []), ...this.sm.alarms.get().map(formatAlarm)],
         isLearner: self?.isLearner ?? false,
       },
     };
@@ -253,6 +256,22 @@ export class MemberCore implements EtcdServer {
 
   responseHeader(revision: number): ResponseHeader {
     return this.header(revision);
+  }
+
+  async alarm(req: AlarmRequest): Promise<WithHeader<AlarmMember[]>> {
+    const result = (await this.propose({ alarm: req })) as AlarmMember[];
+    return { header: this.header(this.sm.store.currentRevision), result };
+  }
+
+  /**
+   * etcd's quotaAlarmer.check: when the allocated size plus the request's
+   * cost reaches --quota-backend-bytes, raise NOSPACE for this member
+   * (through Raft, not awaited) and fail the request.
+   */
+  private checkQuota(cost: number): void {
+    if (quotaAvailable(this.space.sizes().dbSize, cost, this.config.quotaBackendBytes)) return;
+    this.propose({ alarm: { action: AlarmAction.Activate, memberId: this.id, alarm: AlarmType.NoSpace } }).catch(() => {});
+    throw Errors.noSpace();
   }
 
   isLearner(): boolean {

@@ -9,15 +9,18 @@
 
 import type { Index } from '../raft/types';
 import type { MembershipSnapshot } from './membership';
+import type { AlarmsSnapshot } from './alarms';
 
 export interface SnapshotData {
   consistentIndex: Index;
   membership: MembershipSnapshot;
   mvcc: Uint8Array;
+  /** Active alarms (./alarms.ts); absent when none (and in older snapshots). */
+  alarms?: AlarmsSnapshot;
 }
 
 export function encodeSnapshotData(s: SnapshotData): Uint8Array {
-  const header = Buffer.from(JSON.stringify({ consistentIndex: s.consistentIndex, membership: s.membership }), 'utf8');
+  const header = Buffer.from(JSON.stringify({ consistentIndex: s.consistentIndex, membership: s.membership, ...(s.alarms?.length ? { alarms: s.alarms } : {}) }), 'utf8');
   const out = Buffer.allocUnsafe(4 + header.length + s.mvcc.length);
   out.writeUInt32BE(header.length, 0);
   header.copy(out, 4);
@@ -31,5 +34,7 @@ export function decodeSnapshotData(bytes: Uint8Array): SnapshotData {
   const n = buf.readUInt32BE(0);
   if (4 + n > buf.length) throw new Error('snapshot data: truncated header');
   const header = JSON.parse(buf.subarray(4, 4 + n).toString('utf8')) as Omit<SnapshotData, 'mvcc'>;
-  return { consistentIndex: header.consistentIndex, membership: header.membership, mvcc: buf.subarray(4 + n) };
+  const out: SnapshotData = { consistentIndex: header.consistentIndex, membership: header.membership, mvcc: buf.subarray(4 + n) };
+  if (header.alarms !== undefined) out.alarms = header.alarms;
+  return out;
 }

@@ -5,6 +5,7 @@
 // skipped. The three are snapshotted and restored together.
 
 import { MvccStore } from '../mvcc/index';
+import { AlarmStore, applyAlarm, rejectWhenNoSpace } from './alarms';
 import type { Index, MemberId } from '../raft/types';
 import { decodeInternalRequest, type InternalRequest } from './internalRequest';
 import { Membership } from './membership';
@@ -17,6 +18,8 @@ export class StateMachine {
   store = new MvccStore();
   membership = new Membership();
   consistentIndex: Index = 0;
+  /** Active alarms (./alarms.ts); NOSPACE caps what the apply accepts. */
+  alarms = new AlarmStore();
   /** Run after restore() replaced the store (the watchable store re-attaches). */
   readonly restoreListeners: (() => void)[] = [];
 
@@ -49,6 +52,7 @@ export class StateMachine {
     return encodeSnapshotData({
       consistentIndex: this.consistentIndex,
       membership: this.membership.toSnapshot(),
+      alarms: this.alarms.toSnapshot(),
       mvcc: this.store.snapshot(),
     });
   }
@@ -57,11 +61,14 @@ export class StateMachine {
     const s = decodeSnapshotData(data);
     this.store = MvccStore.restore(s.mvcc);
     this.membership = Membership.fromSnapshot(s.membership);
+    this.alarms = AlarmStore.fromSnapshot(s.alarms);
     this.consistentIndex = s.consistentIndex;
     for (const listener of this.restoreListeners) listener();
   }
 
   private execute(req: InternalRequest): unknown {
+    rejectWhenNoSpace(this.alarms, req);
+    if ('alarm' in req) return applyAlarm(this.alarms, req.alarm);
     if ('put' in req) return this.store.put(req.put);
     if ('deleteRange' in req) return this.store.deleteRange(req.deleteRange);
     if ('txn' in req) return this.store.txn(req.txn);

@@ -18,6 +18,7 @@ import type {
   TxnResult,
 } from '../mvcc/types';
 import type { WatchableStore } from '../watch/watchableStore';
+import type { AlarmMember, AlarmRequest } from './alarms';
 
 /** etcd's flags, with etcd's defaults applied by the command-line parser. */
 export interface MemberConfig {
@@ -122,6 +123,8 @@ export interface EtcdServer {
   defragment?(): Promise<WithHeader<void>>;
   /** Leader only: hands leadership to `target` and waits until it leads. */
   moveLeader?(target: MemberId): Promise<WithHeader<void>>;
+  /** etcd Alarm: GET / ACTIVATE / DEACTIVATE, through Raft; the alarms the response lists. */
+  alarm?(req: AlarmRequest): Promise<WithHeader<AlarmMember[]>>;
 
   // Watch (etcd v3rpc/watch.go); optional so that test doubles may leave it out.
   /** The member's watchable store; it follows the store across snapshot restores. */

@@ -89,7 +89,7 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoredMember
     return { term: 1, index: i + 1, type: EntryType.ConfChange, data };
   });
   const state = decodeSnapshotData(img.data);
-  const data = encodeSnapshotData({ ...state, consistentIndex: index, membership: membership.toSnapshot() });
+  const data = encodeSnapshotData({ ...state, consistentIndex: index, membership: membership.toSnapshot(), alarms: [] }); // old members' alarms do not carry over
   const snap: Snapshot = {
     data,
     metadata: { index, term: 1, confState: { voters: members.map((m) => m.id), learners: [] } },

@@ -2,7 +2,8 @@
 // new cluster, defrag and move-leader, driven by Debian's etcdctl 3.4 (and,
 // for the offline snapshot commands, `pilothouse snapshot`; etcdctl's own
 // when PILOTHOUSE_TEST_IMPL=etcd, since etcd's files are bbolt databases).
-// Ports 24900–24999: the cluster on 24900, the restored one on 24910.
+// Ports 24900–24999: the cluster on 24900, the restored one on 24910, the
+// one with a tiny --quota-backend-bytes on 24920.
 
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { ETCDCTL, etcdctl, parseJsonWithBigIds, type CtlResult } from '../harnes
 
 const PORT_BASE = 24900;
 const RESTORED_PORT_BASE = 24910;
+const QUOTA_PORT_BASE = 24920;
 
 /** `pilothouse snapshot …`, or `etcdctl snapshot …` when testing Debian's etcd. */
 function snapshotCli(args: string[]): Promise<CtlResult> {
@@ -188,4 +190,75 @@ describe(`maintenance (${TARGET})`, () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Error: etcdserver: bad leader transferee');
   });
+});
+
+describe(`NOSPACE alarm (${TARGET})`, () => {
+  let cluster: LocalCluster;
+  let endpoints: string[];
+  const ctl = (args: string[], stdin?: string) => etcdctl(args, { endpoints, stdin });
+  beforeAll(async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    cluster = new LocalCluster({
+      dataDir: mkdtempSync(join(tmpdir(), `pilothouse-it-quota-${TARGET}-`)),
+      portBase: QUOTA_PORT_BASE,
+      program: programFor(TARGET),
+      clusterToken: 'it-quota',
+      extraFlags: ['--quota-backend-bytes', '300000'],
+    });
+    cluster.start();
+    const ready = await cluster.waitReady(20_000);
+    expect(ready.ok, memberLogTails(cluster)).toBe(true);
+    endpoints = cluster.endpoints;
+  });
+  afterAll(async () => {
+    cluster.killAll();
+    await Promise.all([...cluster.members.values()].map((m) => m.waitExit()));
+    const { rmSync } = await import('node:fs');
+    rmSync(cluster.opts.dataDir, { recursive: true, force: true });
+  });
+
+  it('a full database raises NOSPACE; compact + defrag + alarm disarm recover', async () => {
+    const big = 'x'.repeat(20_000);
+    let failure: CtlResult | undefined;
+    for (let i = 0; i < 40 && failure === undefined; i++) {
+      const r = await ctl(['put', 'q', `${i}${big}`]);
+      if (r.code !== 0) failure = r;
+    }
+    expect(failure, 'the quota never filled').toBeDefined();
+    expect(failure!.stderr).toContain('Error: etcdserver: mvcc: database space exceeded');
+
+    const list = await ctl(['alarm', 'list']);
+    expect(list.code).toBe(0);
+    const alarms = list.stdout.split('\n').filter((l) => l !== '');
+    expect(alarms.length).toBeGreaterThanOrEqual(1);
+    for (const a of alarms) expect(a).toMatch(/^memberID:\d+ alarm:NOSPACE $/);
+    const status = await etcdctl(['endpoint', 'status', '-w', 'json'], { endpoints: [endpoints[0]!] });
+    const [row] = parseJsonWithBigIds(status.stdout) as { Status: { errors: string[] } }[];
+    expect(row!.Status.errors).toEqual(alarms);
+
+    // capped: writes fail, reads and deletes work
+    expect((await ctl(['put', 'small', 'v'])).stderr).toContain('etcdserver: mvcc: database space exceeded');
+    expect((await ctl(['lease', 'grant', '10'])).stderr).toContain('Error: failed to grant lease (etcdserver: mvcc: database space exceeded)');
+    expect((await ctl(['get', 'q', '--print-value-only'])).stdout.length).toBeGreaterThan(20_000);
+    expect((await ctl(['put', 'gone', 'v'])).code).toBe(1);
+    expect((await ctl(['del', 'nothing-here'])).stdout).toBe('0\n');
+
+    const head = await ctl(['get', 'q', '-w', 'json']);
+    const rev = (JSON.parse(head.stdout) as { header: { revision: number } }).header.revision;
+    expect((await ctl(['compaction', '--physical', String(rev)])).code).toBe(0);
+    const defrag = await ctl(['defrag']);
+    expect(defrag.code, defrag.stderr).toBe(0);
+    expect((await ctl(['put', 'small', 'v'])).code).toBe(1); // the alarm stays until disarmed
+
+    // later refusals may have raised NOSPACE for other members too
+    const active = (await ctl(['alarm', 'list'])).stdout;
+    expect(active).toContain(alarms[0]!);
+    const disarm = await ctl(['alarm', 'disarm']);
+    expect(disarm.code, disarm.stderr).toBe(0);
+    expect(disarm.stdout.split('\n').sort()).toEqual(active.split('\n').sort());
+    expect((await ctl(['alarm', 'list'])).stdout).toBe('');
+    const put = await ctl(['put', 'small', 'v']);
+    expect(put.stdout, put.stderr).toBe('OK\n');
+  }, 60_000);
 });

@@ -55,5 +55,32 @@ describe('alarms', () => {
     expect(costTxn({ compare: [], success: [{ put }], failure: [{ put }, { put }] })).toBe(2 * costPut(put));
     expect(quotaAvailable(1000, 10, 1011)).toBe(true);
     expect(quotaAvailable(1000, 11, 1011)).toBe(false);
+    expect(quotaAvailable(1000, 11, 0)).toBe(true); // 0: etcd's default, 2 GiB
+    expect(quotaAvailable(2 ** 31, 0, 0)).toBe(false);
+    expect(quotaAvailable(2 ** 40, 11, -1)).toBe(true); // negative: no quota
+  });
+});
+
+describe('alarms in the state machine', () => {
+  it('are proposed, applied, cap writes, and survive a snapshot', async () => {
+    const { encodeInternalRequest, decodeInternalRequest } = await import('../../../../main/etcd/server/internalRequest');
+    const { StateMachine } = await import('../../../../main/etcd/server/stateMachine');
+    const activate = { id: 5n, alarm: { action: AlarmAction.Activate, memberId: 0xfedcba9876543210n, alarm: AlarmType.NoSpace } };
+    expect(decodeInternalRequest(encodeInternalRequest(activate))).toEqual(activate);
+
+    const sm = new StateMachine();
+    expect(sm.applyNormal(1, encodeInternalRequest({ id: 1n, put: putReq('a', '1') }))).toMatchObject({ id: 1n, value: { revision: 2 } });
+    const member = { memberId: activate.alarm.memberId, alarm: AlarmType.NoSpace };
+    expect(sm.applyNormal(2, encodeInternalRequest(activate))).toEqual({ id: 5n, value: [member] });
+    const refused = sm.applyNormal(3, encodeInternalRequest({ id: 3n, put: putReq('b', '2') }));
+    expect(refused).toMatchObject({ id: 3n, error: { message: 'etcdserver: mvcc: database space exceeded' } });
+    expect(sm.store.currentRevision).toBe(2);
+
+    const copy = new StateMachine();
+    copy.restore(sm.snapshotData());
+    expect(copy.alarms.get()).toEqual([member]);
+    const deactivate = { id: 6n, alarm: { ...activate.alarm, action: AlarmAction.Deactivate } };
+    expect(copy.applyNormal(4, encodeInternalRequest(deactivate))).toEqual({ id: 6n, value: [member] });
+    expect(copy.applyNormal(5, encodeInternalRequest({ id: 7n, put: putReq('b', '2') }))).toMatchObject({ value: { revision: 3 } });
   });
 });
