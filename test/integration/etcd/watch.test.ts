@@ -196,6 +196,38 @@ describe(`watch through etcdctl and clients (${TARGET})`, () => {
       writer.close();
     }
   }, 60_000);
+
+  // Last: it leaves the cluster without a quorum.
+  it('a stream opened with hasleader ends with "etcdserver: no leader" once the member loses its leader', async () => {
+    const pkg = loadPackageDefinition(etcdPackageDefinition()) as any;
+    const target = all[2]!;
+    const client = new pkg.etcdserverpb.Watch(target.replace(/^http:\/\//, ''), credentials.createInsecure());
+    try {
+      const md = new Metadata();
+      md.set('hasleader', 'true');
+      const stream = client.Watch(md);
+      const responses: any[] = [];
+      const ended = new Promise<{ code: number; details: string }>((resolve) => {
+        stream.on('error', (err: any) => resolve({ code: err.code, details: err.details }));
+        stream.on('end', () => resolve({ code: 0, details: 'ended' }));
+      });
+      stream.on('data', (r: any) => responses.push(r));
+      stream.write({ create_request: { key: Buffer.from('hl') } });
+      for (let i = 0; i < 200 && responses.length === 0; i++) await sleep(25);
+      expect(responses[0]).toMatchObject({ created: true, watch_id: '0' });
+      for (const ep of all.slice(0, 2)) {
+        const name = memberNameForEndpoint(tc, ep);
+        tc.cluster.member(name).kill('SIGKILL');
+        await tc.cluster.member(name).waitExit();
+      }
+      const killedAt = Date.now();
+      const outcome = await Promise.race([ended, sleep(20_000).then(() => ({ code: -1, details: 'still open after 20 s' }))]);
+      expect(outcome).toEqual({ code: 14, details: 'etcdserver: no leader' });
+      expect(Date.now() - killedAt).toBeLessThan(15_000);
+    } finally {
+      client.close();
+    }
+  }, 40_000);
 });
 
 // Raw gRPC on one member with a 1 s progress interval and a small
