@@ -20,6 +20,7 @@ import { GrpcMetrics } from './grpcMetrics';
 import { clientHttpHandler } from './httpEndpoints';
 import { kvService } from './kvService';
 import { bindListener, parseListenUrl } from './listenUrl';
+import { leaseService } from './leaseService';
 import { maintenanceService } from './maintenanceService';
 import { etcdService, grpcHealthService, type EtcdServiceName } from './protos';
 import { healthService } from './healthService';
@@ -75,6 +76,7 @@ function serviceImplementations(ctx: ServiceContext): ServiceImplementations {
     KV: kvService(ctx),
     Cluster: clusterService(ctx),
     Maintenance: maintenanceService(ctx),
+    Lease: leaseService(ctx),
     Watch: watchService(ctx),
   };
 }

@@ -17,6 +17,7 @@ import type {
 } from '../mvcc/types';
 import type { MemberId } from '../raft/types';
 import type { AlarmRequest } from './alarms';
+import type { LeaseGrantRequest, LeaseRevokeRequest } from '../lease/leaseApply';
 
 export interface MemberAttrSet {
   memberId: MemberId;
@@ -32,6 +33,8 @@ export type InternalRequest = { id: bigint } & (
   | { compaction: CompactionRequest }
   | { memberAttrSet: MemberAttrSet }
   | { alarm: AlarmRequest }
+  | { leaseGrant: LeaseGrantRequest }
+  | { leaseRevoke: LeaseRevokeRequest }
 );
 
 let cachedType: protobuf.Type | undefined;
@@ -104,6 +107,8 @@ export function encodeInternalRequest(req: InternalRequest): Uint8Array {
   else if ('deleteRange' in req) msg.deleteRange = req.deleteRange;
   else if ('txn' in req) msg.txn = txnToWire(req.txn);
   else if ('compaction' in req) msg.compaction = req.compaction;
+  else if ('leaseGrant' in req) msg.leaseGrant = { TTL: req.leaseGrant.ttl.toString(), ID: req.leaseGrant.id.toString() };
+  else if ('leaseRevoke' in req) msg.leaseRevoke = { ID: req.leaseRevoke.id.toString() };
   else if ('alarm' in req) msg.alarm = { action: req.alarm.action, memberID: req.alarm.memberId.toString(), alarm: req.alarm.alarm };
   else {
     const a = req.memberAttrSet;
@@ -189,6 +194,11 @@ export function decodeInternalRequest(data: Uint8Array): InternalRequest {
     const c = w.compaction as Wire;
     return { id, compaction: { revision: toNum(c.revision), physical: Boolean(c.physical) } };
   }
+  if (w.leaseGrant) {
+    const g = w.leaseGrant as Wire;
+    return { id, leaseGrant: { id: toBigInt(g.ID), ttl: toNum(g.TTL) } };
+  }
+  if (w.leaseRevoke) return { id, leaseRevoke: { id: toBigInt((w.leaseRevoke as Wire).ID) } };
   if (w.alarm) {
     const a = w.alarm as Wire;
     return { id, alarm: { action: toNum(a.action), memberId: toBigInt(a.memberID), alarm: toNum(a.alarm) } };

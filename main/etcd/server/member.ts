@@ -29,7 +29,9 @@ import { ErrProposalDropped } from '../raft/errors';
 import type { HardState, MemberId, ReadState, SoftState } from '../raft/types';
 import { captureSnapshotBody } from '../snapshot/capture';
 import { DbSpace } from './dbSpace';
-import { AlarmAction, AlarmType, costPut, costTxn, formatAlarm, quotaAvailable, type AlarmMember, type AlarmRequest } from './alarms';
+import { AlarmAction, AlarmType, COST_LEASE, costPut, costTxn, formatAlarm, quotaAvailable, type AlarmMember, type AlarmRequest } from './alarms';
+import { LeaseRequests } from '../lease/leaseRequests';
+import type { LeaseId } from '../mvcc/types';
 import { IdGenerator } from './idGenerator';
 import { idToHex } from './ids';
 import { encodeInternalRequest, type InternalRequest } from './internalRequest';
@@ -37,7 +39,7 @@ import { LinearizableReads } from './linearizableReads';
 import type { MemberMetrics } from './metrics';
 import type { RaftLoop } from './raftLoop';
 import type { StateMachine } from './stateMachine';
-import type { EtcdServer, MemberConfig, MemberInfo, ResponseHeader, StatusInfo, WithHeader } from './types';
+import type { AtLeader, EtcdServer, LeaseTimeToLive, MemberConfig, MemberInfo, ResponseHeader, StatusInfo, WithHeader } from './types';
 import { WaitRegistry } from './wait';
 import { WatchableStore } from '../watch/watchableStore';
 
@@ -67,6 +69,8 @@ export class MemberCore implements EtcdServer {
   private term: number;
   private leaderElectedAt = 0;
   private stopped = false;
+  /** Lease grant/revoke/keep-alive/time-to-live and expiry (../lease/leaseRequests.ts). */
+  readonly leaseRequests: LeaseRequests;
   private readonly watches: WatchableStore;
   private readonly space = new DbSpace(() => this.sm.store.sizes().dbSize);
 
@@ -85,6 +89,21 @@ export class MemberCore implements EtcdServer {
     this.ids = new IdGenerator(id, Date.now());
     // etcd ReqTimeout: 5 s plus two election timeouts.
     this.reqTimeoutMs = 5000 + 2 * config.electionTimeout;
+    this.leaseRequests = new LeaseRequests({
+      lessor: () => this.sm.lessor,
+      isLeader: () => this.loop.isLeader,
+      lead: () => this.loop.lead,
+      leaderClientUrls: (lead) => this.sm.membership.get(lead)?.clientUrls ?? [],
+      propose: (body) => this.propose(body),
+      nextRequestId: () => this.ids.next(),
+      appliedAll: () => this.appliedAll(),
+      isStopped: () => this.stopped,
+      electionTimeoutMs: config.electionTimeout,
+      requestTimeoutMs: this.reqTimeoutMs,
+      now: () => Date.now(),
+      log,
+    });
+    sm.onTermEntry = () => this.leaseRequests.onTermEntry();
     this.reads = new LinearizableReads({
       nextId: () => this.ids.next(),
       sendReadIndex: (ctx) => this.loop.readIndex(ctx),
@@ -108,6 +127,7 @@ export class MemberCore implements EtcdServer {
       this.log(`raft.node: ${idToHex(this.id)} lost leader ${idToHex(previous)} at term ${this.term}`);
     }
     this.reads.onLeaderChanged(previous, soft.lead);
+    this.leaseRequests.onLeaderChange(soft.lead === this.id);
   }
 
   onReadStates(states: ReadState[]): void {
@@ -187,6 +207,45 @@ export class MemberCore implements EtcdServer {
   async compact(req: CompactionRequest): Promise<WithHeader<void>> {
     await this.propose({ compaction: req });
     return { header: this.header(this.sm.store.currentRevision), result: undefined };
+  }
+
+  // ---- Leases (../lease/leaseRequests.ts)
+
+  async leaseGrant(id: LeaseId, ttl: number): Promise<WithHeader<{ id: LeaseId; ttl: number }>> {
+    this.checkQuota(COST_LEASE);
+    const result = await this.leaseRequests.grant(id, ttl);
+    return { header: this.header(this.sm.store.currentRevision), result };
+  }
+
+  async leaseRevoke(id: LeaseId): Promise<WithHeader<void>> {
+    await this.leaseRequests.revoke(id);
+    return { header: this.header(this.sm.store.currentRevision), result: undefined };
+  }
+
+  async leaseKeepAlive(id: LeaseId): Promise<WithHeader<AtLeader<number | null>>> {
+    // etcd fills the keep-alive header before renewing
+    const header = this.header(this.sm.store.currentRevision);
+    return { header, result: await this.leaseRequests.keepAlive(id) };
+  }
+
+  async leaseTimeToLive(id: LeaseId, keys: boolean): Promise<WithHeader<AtLeader<LeaseTimeToLive | null>>> {
+    const result = await this.leaseRequests.timeToLive(id, keys);
+    return { header: this.header(this.sm.store.currentRevision), result };
+  }
+
+  async leaseLeases(): Promise<WithHeader<LeaseId[]>> {
+    return { header: this.header(this.sm.store.currentRevision), result: this.leaseRequests.leases() };
+  }
+
+  /** etcd waitAppliedIndex: everything committed applied, within 1 s. */
+  private appliedAll(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(Errors.timeoutWaitAppliedIndex()), 1000);
+      void this.loop.appliedAtLeast(this.loop.committed).then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   async memberList(): Promise<WithHeader<MemberInfo[]>> {

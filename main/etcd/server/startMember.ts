@@ -15,6 +15,8 @@ import { MemberCore } from './member';
 import { MemberMetrics } from './metrics';
 import { RaftLoop, SNAPSHOT_CATCH_UP_ENTRIES } from './raftLoop';
 import { StateMachine } from './stateMachine';
+import { minLeaseTtl } from '../lease/lessor';
+import { EXPIRY_CHECK_MS } from '../lease/leaseRequests';
 import type { MemberConfig } from './types';
 
 export class Member extends MemberCore {
@@ -98,7 +100,7 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
   log(`starting member ${idToHex(id)} in cluster ${idToHex(clusterId)}${opened.bootstrapPeers ? '' : ' (restart)'}`);
 
   const metrics = new MemberMetrics();
-  const sm = new StateMachine();
+  const sm = new StateMachine(minLeaseTtl(config.electionTimeout, config.heartbeatInterval));
   const node = new RawNode({
     id,
     electionTick: Math.max(2, Math.round(config.electionTimeout / config.heartbeatInterval)),
@@ -163,6 +165,8 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
   member = new Member(config, id, clusterId, loop, sm, metrics, storage.initialState().hardState, log);
 
   await transport.start();
+  // The leader revokes expired leases (etcd's lessor runLoop period).
+  const leaseTimer = setInterval(() => member.leaseRequests.revokeExpired(), EXPIRY_CHECK_MS);
   const timer = setInterval(() => {
     loop.tick();
     member.onTimer();
@@ -180,6 +184,7 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
     client = options.serveClients === false ? { ports: [], close: async () => {} } : await serveClients(member, config);
   } catch (err) {
     clearInterval(timer);
+    clearInterval(leaseTimer);
     member.stopRequests();
     await loop.stop();
     await transport.stop();
@@ -191,6 +196,7 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
     // Ticks keep running during the transfer: Raft needs them to finish it.
     if (await loop.transferLeadership(2 * config.electionTimeout)) log('leadership transferred before stopping');
     clearInterval(timer);
+    clearInterval(leaseTimer);
     member.stopRequests();
     await client.close();
     await loop.stop();

@@ -4,6 +4,7 @@
 // applyEntryNormal): an entry at or below it is already in the state and is
 // skipped. The three are snapshotted and restored together.
 
+import { applyLeaseGrant, applyLeaseRevoke, decodeLeases, encodeLeases, Lessor } from '../lease/index';
 import { MvccStore } from '../mvcc/index';
 import { AlarmStore, applyAlarm, rejectWhenNoSpace } from './alarms';
 import type { Index, MemberId } from '../raft/types';
@@ -22,6 +23,19 @@ export class StateMachine {
   alarms = new AlarmStore();
   /** Run after restore() replaced the store (the watchable store re-attaches). */
   readonly restoreListeners: (() => void)[] = [];
+  /** Leases (../lease): granted and revoked through Raft; the store attaches keys to them. */
+  lessor: Lessor;
+  /**
+   * Called when the leader's empty entry of a new term applies (etcd then
+   * promotes the lessor: the leader has applied everything of earlier terms).
+   */
+  onTermEntry?: () => void;
+
+  /** @param minLeaseTtl seconds (etcd: ceil(1.5 election timeouts)), default 2. */
+  constructor(private readonly minLeaseTtl = 2) {
+    this.lessor = new Lessor(minLeaseTtl);
+    this.store.leases = this.lessor.hooks;
+  }
 
   /**
    * Applies one Normal entry. Returns the proposer's outcome, or undefined for
@@ -32,7 +46,10 @@ export class StateMachine {
   applyNormal(index: Index, data: Uint8Array): ApplyOutcome | undefined {
     if (index <= this.consistentIndex) return undefined;
     this.consistentIndex = index;
-    if (data.length === 0) return undefined;
+    if (data.length === 0) {
+      this.onTermEntry?.();
+      return undefined;
+    }
     const req = decodeInternalRequest(data);
     try {
       return { id: req.id, value: this.execute(req) };
@@ -54,12 +71,15 @@ export class StateMachine {
       membership: this.membership.toSnapshot(),
       alarms: this.alarms.toSnapshot(),
       mvcc: this.store.snapshot(),
+      leases: encodeLeases(this.lessor.toRecords()),
     });
   }
 
   restore(data: Uint8Array): void {
     const s = decodeSnapshotData(data);
     this.store = MvccStore.restore(s.mvcc);
+    this.lessor = Lessor.restore(this.minLeaseTtl, decodeLeases(s.leases), (visit) => this.store.forEachLeasedKey(visit));
+    this.store.leases = this.lessor.hooks;
     this.membership = Membership.fromSnapshot(s.membership);
     this.alarms = AlarmStore.fromSnapshot(s.alarms);
     this.consistentIndex = s.consistentIndex;
@@ -73,6 +93,8 @@ export class StateMachine {
     if ('deleteRange' in req) return this.store.deleteRange(req.deleteRange);
     if ('txn' in req) return this.store.txn(req.txn);
     if ('compaction' in req) return this.store.compact(req.compaction.revision);
+    if ('leaseGrant' in req) return applyLeaseGrant(this.lessor, req.leaseGrant, Date.now());
+    if ('leaseRevoke' in req) return applyLeaseRevoke(this.lessor, this.store, req.leaseRevoke);
     const a = req.memberAttrSet;
     this.membership.setAttributes(a.memberId as MemberId, a.name, a.clientUrls);
     return undefined;

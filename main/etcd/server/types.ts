@@ -9,6 +9,7 @@ import type {
   CompactionRequest,
   DeleteRangeRequest,
   DeleteRangeResult,
+  LeaseId,
   PutRequest,
   PutResult,
   RangeRequest,
@@ -90,6 +91,17 @@ export interface StatusInfo {
   isLearner: boolean;
 }
 
+/** An answer only the leader gives: here it is, or ask the leader at these client URLs. */
+export type AtLeader<T> = { value: T } | { forwardTo: string[] };
+
+export interface LeaseTimeToLive {
+  id: LeaseId;
+  /** Whole seconds left (truncated). */
+  ttl: number;
+  grantedTtl: number;
+  keys: Uint8Array[];
+}
+
 export interface WithHeader<T> {
   header: ResponseHeader;
   result: T;
@@ -131,6 +143,21 @@ export interface EtcdServer {
   watchable?(): WatchableStore;
   /** The header of a response served at `revision` (streams build their own replies). */
   responseHeader?(revision: Revision): ResponseHeader;
+
+  // Leases (etcd v3_server.go); optional so that test doubles may leave them
+  // out (the Lease RPCs are then unimplemented). Grant and revoke go through
+  // Raft; keep-alive and time-to-live are answered by the leader's lessor,
+  // so a follower answers with the leader's client URLs to forward to.
+  /** id 0n: the member picks one. Returns the id and the effective TTL (raised to the minimum). */
+  leaseGrant?(id: LeaseId, ttl: number): Promise<WithHeader<{ id: LeaseId; ttl: number }>>;
+  /** Deletes the lease's keys in one revision; Errors.leaseNotFound() if unknown. */
+  leaseRevoke?(id: LeaseId): Promise<WithHeader<void>>;
+  /** The renewed TTL (seconds); null: no such lease. The header is taken before the renewal. */
+  leaseKeepAlive?(id: LeaseId): Promise<WithHeader<AtLeader<number | null>>>;
+  /** Remaining and granted TTL, keys if asked (sorted); null: no such lease. */
+  leaseTimeToLive?(id: LeaseId, keys: boolean): Promise<WithHeader<AtLeader<LeaseTimeToLive | null>>>;
+  /** Every lease this member knows (local, no Raft). */
+  leaseLeases?(): Promise<WithHeader<LeaseId[]>>;
 
   /** True while this member knows a leader (for `hasleader` metadata). */
   hasLeader(): boolean;
