@@ -77,6 +77,18 @@ describe(`leases through etcdctl (${TARGET})`, () => {
     expect(lastLine(gone.stderr)).toBe('Error: etcdserver: requested lease not found');
   });
 
+  it('a continuous keep-alive through a follower keeps a lease alive past its TTL', async () => {
+    const id = await grant(3);
+    expect((await ctl(['put', '--lease', id, '/alive/k', 'v'])).stdout).toBe('OK\n');
+    // etcdctl renews every TTL/3 until killed (the harness SIGKILLs it at timeoutMs)
+    const ka = await etcdctl(['lease', 'keep-alive', id], { endpoints: [followers[0]!], timeoutMs: 5_500 });
+    const lines = ka.stdout.split('\n').filter((l) => l !== '');
+    expect(lines.length, ka.stdout + ka.stderr).toBeGreaterThanOrEqual(3);
+    for (const l of lines) expect(l).toBe(`lease ${id} keepalived with TTL(3)`);
+    expect(await keys('/alive/')).toBe('/alive/k');
+    expect((await ctl(['lease', 'timetolive', id])).stdout).toMatch(new RegExp(`^lease ${id} granted with TTL\\(3s\\), remaining\\([123]s\\)\\n$`));
+  });
+
   it('raises a TTL below the minimum, refuses puts on unknown leases and unknown revokes', async () => {
     const id = await grant(1);
     expect((await ctl(['lease', 'timetolive', id])).stdout).toMatch(new RegExp(`^lease ${id} granted with TTL\\(2s\\)`));
