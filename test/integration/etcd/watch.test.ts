@@ -280,6 +280,69 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
     }
   }
 
+  it('answers duplicate ids, empty ranges, cancels and progress requests as etcd does', async () => {
+    const rev = await revisionOf(cluster.endpoints);
+    const { stream, responses } = openWatch({ key: Buffer.from('d'), watch_id: 7 });
+    stream.write({ create_request: { key: Buffer.from('d') } });
+    stream.write({ create_request: { key: Buffer.from('e'), watch_id: 7 } });
+    stream.write({ create_request: { key: Buffer.from('b'), range_end: Buffer.from('a') } });
+    stream.write({ cancel_request: { watch_id: 7 } });
+    stream.write({ cancel_request: { watch_id: 99 } });
+    stream.write({ progress_request: {} });
+    await until(() => responses.length >= 6);
+    await sleep(200);
+    stream.cancel();
+    const summary = responses.map((r) => ({
+      id: r.watch_id,
+      rev: Number(r.header.revision),
+      created: r.created,
+      canceled: r.canceled,
+      reason: r.cancel_reason,
+    }));
+    expect(summary).toEqual([
+      { id: '7', rev, created: true, canceled: false, reason: '' },
+      { id: '0', rev, created: true, canceled: false, reason: '' },
+      { id: '-1', rev, created: true, canceled: true, reason: 'mvcc: duplicate watch ID provided on the WatchStream' },
+      { id: '-1', rev, created: true, canceled: true, reason: 'mvcc: watcher range is empty' },
+      { id: '7', rev, created: false, canceled: true, reason: '' },
+      { id: '-1', rev, created: false, canceled: false, reason: '' },
+    ]);
+  });
+
+  it('a client that stops reading holds up no write and later gets every event once, in order', async () => {
+    const ep = cluster.endpoints;
+    const start = (await revisionOf(ep)) + 1;
+    const stream = watch.Watch(new Metadata());
+    stream.on('error', () => {});
+    const revisions: number[] = [];
+    let created = false;
+    stream.on('data', (r: any) => {
+      created ||= r.created;
+      for (const ev of r.events) revisions.push(Number(ev.kv.mod_revision));
+    });
+    stream.write({ create_request: { key: Buffer.from('slow/'), range_end: Buffer.from('slow0') } });
+    await until(() => created);
+    // Stop reading: grpc-js stops taking HTTP/2 data, flow control backs the server up.
+    stream.pause();
+    const client = new Etcd3({ hosts: ep });
+    const N = 1000;
+    const began = Date.now();
+    try {
+      for (let i = 0; i < N; i++) await client.put(`slow/${i % 10}`).value('y'.repeat(1500));
+    } finally {
+      client.close();
+    }
+    const writeMs = Date.now() - began;
+    await sleep(300);
+    expect(revisions.length).toBeLessThan(N);
+    stream.resume();
+    await until(() => revisions.length >= N, 20_000);
+    await sleep(200);
+    stream.cancel();
+    expect(revisions).toEqual(Array.from({ length: N }, (_, i) => start + i));
+    expect(writeMs).toBeLessThan(20_000);
+  }, 60_000);
+
   it('sends periodic progress notifications to a quiet progress_notify watcher', async () => {
     const ep = cluster.endpoints;
     const rev = await revisionOf(ep);
