@@ -96,19 +96,15 @@ export class LeaseForwarder {
   private client(url: string): LeaseClient {
     const target = grpcTarget(url);
     if (target === undefined) throw new RetryableForwardError(`cannot forward to ${url}`);
-    let entry = this.clients.get(target);
-    if (entry === undefined) {
-      const Ctor = clientConstructor();
-      entry = { client: new Ctor(target, credentials.createInsecure()), timer: setTimeout(() => {}, 0) };
-      this.clients.set(target, entry);
-    }
-    clearTimeout(entry.timer);
-    const e = entry;
-    e.timer = setTimeout(() => {
+    const existing = this.clients.get(target);
+    if (existing !== undefined) clearTimeout(existing.timer);
+    const client = existing?.client ?? new (clientConstructor())(target, credentials.createInsecure());
+    const timer = setTimeout(() => {
       this.clients.delete(target);
-      e.client.close();
+      client.close();
     }, IDLE_CLOSE_MS);
-    e.timer.unref();
-    return e.client;
+    timer.unref();
+    this.clients.set(target, { client, timer });
+    return client;
   }
 }
