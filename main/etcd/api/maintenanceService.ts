@@ -57,25 +57,26 @@ export function maintenanceService(ctx: ServiceContext): UntypedServiceImplement
     );
   }
   if (defragment) {
+    // etcd 3.4 answers Defragment, MoveLeader and Alarm without a header
     impl.Defragment = unary('Defragment', async () => {
-      const { header } = await defragment.call(server);
-      return { header: headerToWire(header) };
+      await defragment.call(server);
+      return {};
     });
   }
   if (moveLeader) {
     impl.MoveLeader = unary('MoveLeader', async (req: { targetID?: WireLong }) => {
-      const { header } = await moveLeader.call(server, BigInt(req.targetID ?? '0'));
-      return { header: headerToWire(header) };
+      await moveLeader.call(server, BigInt(req.targetID ?? '0'));
+      return {};
     });
   }
   if (alarm) {
     impl.Alarm = unary('Alarm', async (req: { action?: number; memberID?: WireLong; alarm?: number }) => {
-      const { header, result } = await alarm.call(server, {
+      const { result } = await alarm.call(server, {
         action: req.action ?? 0,
         memberId: BigInt(req.memberID ?? '0'),
         alarm: req.alarm ?? 0,
       });
-      return { header: headerToWire(header), alarms: result.map((m) => ({ memberID: uint64Out(m.memberId), alarm: m.alarm })) };
+      return { alarms: result.map((m) => ({ memberID: uint64Out(m.memberId), alarm: m.alarm })) };
     });
   }
   if (snapshotBody) impl.Snapshot = snapshotStream(ctx, () => snapshotBody.call(server));

@@ -82,6 +82,17 @@ describe(`maintenance (${TARGET})`, () => {
     expect(rows[0]!.HashKV.hash).not.toBe(0);
     const simple = await etcdctl(['endpoint', 'hashkv'], { endpoints: [tc.endpoints[0]!] });
     expect(simple.stdout).toBe(`${tc.endpoints[0]}, ${rows[0]!.HashKV.hash}\n`);
+
+    // the JSON gateway: /hash answers Hash (not HashKV); Alarm and Defragment carry no header
+    const post = async (path: string) => {
+      const res = await fetch(`http://${tc.endpoints[0]}/v3/maintenance/${path}`, { method: 'POST', body: '{}' });
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const hash = await post('hash');
+    expect(Object.keys(hash).sort()).toEqual(['hash', 'header']);
+    expect(typeof hash.hash).toBe('number');
+    expect(await post('alarm')).toEqual({});
+    expect(await post('defragment')).toEqual({});
   });
 
   it('snapshot save, status, and restore into a new three-member cluster', async () => {
