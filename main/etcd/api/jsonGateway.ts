@@ -21,6 +21,11 @@ const ROUTES: Record<string, [string, string, string]> = {
   'kv/txn': ['KV', 'Txn', 'TxnRequest'],
   'kv/compaction': ['KV', 'Compact', 'CompactionRequest'],
   'maintenance/status': ['Maintenance', 'Status', 'StatusRequest'],
+  'maintenance/alarm': ['Maintenance', 'Alarm', 'AlarmRequest'],
+  'maintenance/defragment': ['Maintenance', 'Defragment', 'DefragmentRequest'],
+  // etcd 3.4 maps Hash and HashKV to this one path; Hash is what answers
+  'maintenance/hash': ['Maintenance', 'Hash', 'HashRequest'],
+  'maintenance/transfer-leadership': ['Maintenance', 'MoveLeader', 'MoveLeaderRequest'],
   // etcd 3.4.23 answers the lease calls on both paths (keep-alive is a stream: not here)
   'lease/grant': ['Lease', 'LeaseGrant', 'LeaseGrantRequest'],
   'lease/revoke': ['Lease', 'LeaseRevoke', 'LeaseRevokeRequest'],
