@@ -343,6 +343,29 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
     expect(writeMs).toBeLessThan(20_000);
   }, 60_000);
 
+  it('delivers all events of one txn in one response, with prev_kv when asked', async () => {
+    const ep = cluster.endpoints;
+    await put(ep, 'at/a', 'old');
+    await put(ep, 'at/c', 'c-old');
+    const { stream, responses } = openWatch({ key: Buffer.from('at/'), range_end: Buffer.from('at0'), prev_kv: true });
+    await until(() => responses.length >= 1);
+    const r = await etcdctl(['txn'], { endpoints: ep, stdin: '\nput at/a new\nput at/b 1\ndel at/c\n\n\n' });
+    expect(r.stdout, r.stderr).toBe('SUCCESS\n\nOK\n\nOK\n\n1\n');
+    await until(() => responses.length >= 2);
+    await sleep(200);
+    stream.cancel();
+    expect(responses.length).toBe(2);
+    const events = responses[1].events.map((e: any) => [e.type, e.kv.key.toString(), e.kv.value.toString(), e.prev_kv?.value.toString() ?? null]);
+    expect(events).toEqual([
+      [0, 'at/a', 'new', 'old'], // PUT
+      [0, 'at/b', '1', null],
+      [1, 'at/c', '', 'c-old'], // DELETE
+    ]);
+    const mods = new Set(responses[1].events.map((e: any) => e.kv.mod_revision));
+    expect(mods.size).toBe(1);
+    expect([...mods][0]).toBe(responses[1].header.revision);
+  });
+
   it('sends periodic progress notifications to a quiet progress_notify watcher', async () => {
     const ep = cluster.endpoints;
     const rev = await revisionOf(ep);
