@@ -5,9 +5,9 @@
 // three election timeouts (monitorLeader, maxNoLeaderCnt = 3), so clients
 // re-dial a member that has one instead of waiting on a dead watch.
 //
-// Nothing uses it yet: Watch and Lease arrive with E2 and register through
-// `bidiFor(ctx, service)` exactly as unary methods use `unaryFor`; the
-// client server already runs one LeaderMonitor (ctx.leaders).
+// Streaming services (Watch in watchService.ts, LeaseKeepAlive) register
+// through `bidiFor(ctx, service)` exactly as unary methods use `unaryFor`;
+// the client server runs one LeaderMonitor (ctx.leaders).
 
 import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
 import { Errors, GrpcCode } from '../errors';
