@@ -96,7 +96,10 @@ function snapshotStream(ctx: ServiceContext, body: () => Promise<Uint8Array>): h
       else if (code !== CANCELLED) call.end();
     };
     call.on('cancelled', () => finish(CANCELLED));
-    if (ctx.server.isLearner?.() === true) return finish(GrpcCode.FailedPrecondition, toGrpcFailure(Errors.notSupportedForLearner()));
+    if (ctx.server.isLearner?.() === true) {
+      const failure = toGrpcFailure(Errors.notSupportedForLearner());
+      return finish(failure.code, failure);
+    }
     body()
       .then((b) => sendChunks(call, b, () => done))
       .then(
