@@ -7,7 +7,8 @@
 // grow the database — Put, a Txn whose success or failure branch puts, and
 // LeaseGrant — with "mvcc: database space exceeded"; reads, deletes,
 // compaction and defragment still work, so an operator can compact,
-// defragment and `alarm disarm`.
+// defragment and `alarm disarm`. While CORRUPT is active every keyspace or
+// lease change is refused with "etcdserver: corrupt cluster".
 //
 // The quota is checked before proposing (etcd's quotaKVServer /
 // quotaLeaseServer): when the member's allocated size (dbSpace.ts, etcd's
@@ -153,7 +154,20 @@ export function quotaAvailable(dbSize: number, cost: number, quotaBytes: number)
 }
 
 /** applierV3Capped: what the apply refuses while NOSPACE is active. */
-export function rejectWhenNoSpace(store: AlarmStore, req: { put: PutRequest } | { txn: TxnRequest } | { leaseGrant: unknown } | object): void {
+export function rejectWhenNoSpace(store: AlarmStore, req: object): void {
   if (!store.has(AlarmType.NoSpace)) return;
   if ('put' in req || 'leaseGrant' in req || ('txn' in req && costTxn((req as { txn: TxnRequest }).txn) > 0)) throw Errors.noSpace();
+}
+
+/** The requests applierV3Corrupt refuses (reads are served outside the apply and still work). */
+const CORRUPT_REFUSES = ['put', 'deleteRange', 'txn', 'compaction', 'leaseGrant', 'leaseRevoke'];
+
+/**
+ * What the apply refuses under the active alarms: everything that changes
+ * the keyspace or leases while CORRUPT is active (etcd's applierV3Corrupt),
+ * growth while NOSPACE is. Alarm requests themselves always apply.
+ */
+export function rejectWhenCapped(store: AlarmStore, req: object): void {
+  if (store.has(AlarmType.Corrupt) && CORRUPT_REFUSES.some((k) => k in req)) throw Errors.corrupt();
+  rejectWhenNoSpace(store, req);
 }

@@ -6,7 +6,7 @@
 
 import { applyLeaseGrant, applyLeaseRevoke, decodeLeases, encodeLeases, Lessor } from '../lease/index';
 import { MvccStore } from '../mvcc/index';
-import { AlarmStore, applyAlarm, rejectWhenNoSpace } from './alarms';
+import { AlarmStore, applyAlarm, rejectWhenCapped } from './alarms';
 import type { Index, MemberId } from '../raft/types';
 import { decodeInternalRequest, type InternalRequest } from './internalRequest';
 import { Membership } from './membership';
@@ -87,7 +87,7 @@ export class StateMachine {
   }
 
   private execute(req: InternalRequest): unknown {
-    rejectWhenNoSpace(this.alarms, req);
+    rejectWhenCapped(this.alarms, req);
     if ('alarm' in req) return applyAlarm(this.alarms, req.alarm);
     if ('put' in req) return this.store.put(req.put);
     if ('deleteRange' in req) return this.store.deleteRange(req.deleteRange);

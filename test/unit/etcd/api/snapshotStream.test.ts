@@ -12,12 +12,8 @@ import { FakeEtcdServer } from './fakeEtcdServer';
 
 class SnapshotFake extends FakeEtcdServer {
   body = new Uint8Array(0);
-  learner = false;
   async snapshotBody(): Promise<Uint8Array> {
     return this.body;
-  }
-  isLearner(): boolean {
-    return this.learner;
   }
 }
 

@@ -8,6 +8,7 @@ import {
   costTxn,
   formatAlarm,
   quotaAvailable,
+  rejectWhenCapped,
   rejectWhenNoSpace,
 } from '../../../../main/etcd/server/alarms';
 import { putReq } from './clusterHarness';
@@ -47,6 +48,21 @@ describe('alarms', () => {
     expect(() => rejectWhenNoSpace(s, { txn: readTxn })).not.toThrow();
     expect(() => rejectWhenNoSpace(s, { compaction: { revision: 2, physical: false } })).not.toThrow();
     expect(() => rejectWhenNoSpace(s, { deleteRange: {} })).not.toThrow();
+  });
+
+  it('while CORRUPT is active rejects every keyspace and lease change, not alarms', () => {
+    const s = new AlarmStore();
+    s.activate(1n, AlarmType.Corrupt);
+    const corrupt = 'etcdserver: corrupt cluster';
+    expect(() => rejectWhenCapped(s, { put: putReq('k', 'v') })).toThrow(corrupt);
+    expect(() => rejectWhenCapped(s, { deleteRange: {} })).toThrow(corrupt);
+    expect(() => rejectWhenCapped(s, { compaction: { revision: 2, physical: false } })).toThrow(corrupt);
+    expect(() => rejectWhenCapped(s, { leaseRevoke: { id: 1n } })).toThrow(corrupt);
+    expect(() => rejectWhenCapped(s, { alarm: { action: AlarmAction.Deactivate, memberId: 1n, alarm: AlarmType.Corrupt } })).not.toThrow();
+    expect(() => rejectWhenCapped(s, { memberAttrSet: {} })).not.toThrow();
+    s.deactivate(1n, AlarmType.Corrupt);
+    s.activate(1n, AlarmType.NoSpace);
+    expect(() => rejectWhenCapped(s, { put: putReq('k', 'v') })).toThrow('etcdserver: mvcc: database space exceeded');
   });
 
   it('costs requests as etcd’s quota does', () => {
