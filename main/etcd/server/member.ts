@@ -42,6 +42,7 @@ import type { StateMachine } from './stateMachine';
 import type { AtLeader, EtcdServer, LeaseTimeToLive, MemberConfig, MemberInfo, ResponseHeader, StatusInfo, WithHeader } from './types';
 import { WaitRegistry } from './wait';
 import { WatchableStore } from '../watch/watchableStore';
+import { registerWatchMetrics } from '../watch/watchMetrics';
 
 /** etcd's maxGapBetweenApplyAndCommitIndex. */
 const MAX_APPLY_GAP = 5000;
@@ -114,6 +115,7 @@ export class MemberCore implements EtcdServer {
     });
     this.watches = new WatchableStore(sm);
     sm.restoreListeners.push(() => this.watches.reattach());
+    registerWatchMetrics(memberMetrics.registry, this.watches);
   }
 
   // ---- hooks from the Raft loop

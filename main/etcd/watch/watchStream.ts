@@ -74,7 +74,9 @@ export class WatchStream implements WatchSink {
   constructor(
     private readonly store: WatchableStore,
     private readonly opts: WatchStreamOptions,
-  ) {}
+  ) {
+    store.stats.streams++;
+  }
 
   /** The watch ids now active (for tests). */
   get ids(): number[] {
@@ -132,7 +134,9 @@ export class WatchStream implements WatchSink {
   }
 
   close(): void {
+    if (this.closed) return;
     this.closed = true;
+    this.store.stats.streams--;
     clearInterval(this.ticker);
     this.ticker = undefined;
     for (const e of this.entries.values()) this.store.cancel(e.w);
@@ -150,6 +154,7 @@ export class WatchStream implements WatchSink {
     if (entry === undefined || entry.w !== w) return true; // canceled meanwhile: drop
     if (!this.ready()) return false;
     if (entry.progressDue !== undefined) entry.progressDue = false;
+    this.store.stats.eventsSent += events.length;
     this.opts.send({
       watchId: w.id,
       revision,

@@ -57,6 +57,8 @@ export class WatchableStore {
   private readonly batchMaxRevs: number;
   private readonly syncIntervalMs: number;
   private readonly listener = (rev: Revision, events: MvccEvent[]) => this.notify(rev, events);
+  /** Kept by the watch streams, for metrics (watchMetrics.ts). */
+  readonly stats = { streams: 0, eventsSent: 0 };
 
   constructor(
     private readonly source: StoreSource,

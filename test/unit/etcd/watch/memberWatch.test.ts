@@ -47,7 +47,13 @@ describe('watches on members', () => {
     await eventually('follower watcher saw every put', () => (w.revisions().length === 5 ? true : undefined));
     expect(w.revisions()).toEqual(revs);
     expect(w.replies[0]).toMatchObject({ watchId: 0, created: true });
+    const metrics = await follower.member!.metrics.metrics();
+    expect(metrics).toContain('etcd_debugging_mvcc_watch_stream_total 1\n');
+    expect(metrics).toContain('etcd_debugging_mvcc_watcher_total 1\n');
+    expect(metrics).toContain('etcd_debugging_mvcc_slow_watcher_total 0\n');
+    expect(metrics).toContain('etcd_debugging_mvcc_events_total 5\n');
     w.stream.close();
+    expect(await follower.member!.metrics.metrics()).toContain('etcd_debugging_mvcc_watch_stream_total 0\n');
   });
 
   it('a follower restored from the leader\'s snapshot keeps delivering, without gaps or repeats', async () => {
