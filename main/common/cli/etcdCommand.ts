@@ -33,7 +33,9 @@ export async function runEtcdCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
   });
   const member = await startMember(parsed.config);
-  const signal = await signalled;
+  // A member removed from the cluster stops itself; etcd then exits 0.
+  const signal = await Promise.race([signalled, member.closed.then(() => undefined)]);
+  if (signal === undefined) return 0;
   process.stderr.write(`etcdmain: received ${signal} signal, shutting down...\n`);
   // A second signal while stopping means "now".
   const force = (): void => process.exit(1);

@@ -6,7 +6,8 @@
 // - a WAL: a restart. Ids come from the WAL's metadata (flags that disagree
 //   are ignored, as etcd ignores them), the newest snapshot is loaded, and
 //   the WAL entries after it rebuild the Raft storage.
-// Joining an existing cluster (--initial-cluster-state existing) is E2.
+// - no WAL and --initial-cluster-state existing: a member added at runtime
+//   joins (joinCluster.ts): ids from the cluster, no bootstrap entries.
 
 import { join } from 'node:path';
 import { MemoryStorage } from '../raft/memoryStorage';
@@ -15,6 +16,8 @@ import type { MemberId, Snapshot } from '../raft/types';
 import { Snapshotter, Wal } from '../wal/index';
 import { computeClusterId, computeMemberId } from './ids';
 import { encodeMemberContext } from './membership';
+import { joinExistingCluster } from './joinCluster';
+import type { PeerTlsOptions } from './transport/index';
 import type { MemberConfig } from './types';
 
 export interface OpenedDataDir {
@@ -27,6 +30,8 @@ export interface OpenedDataDir {
   snapshot?: Snapshot;
   /** Set for a brand-new cluster: what RawNode.bootstrap gets. */
   bootstrapPeers?: Peer[];
+  /** Set when joining an existing cluster: its members, for the transport to reach from the start. */
+  remotes?: { id: MemberId; peerUrls: string[] }[];
 }
 
 export function walDir(dataDir: string): string {
@@ -63,12 +68,14 @@ export function initialMembers(config: MemberConfig): { id: MemberId; name: stri
   return members;
 }
 
-export async function openDataDir(config: MemberConfig): Promise<OpenedDataDir> {
+export async function openDataDir(config: MemberConfig, peerTls?: PeerTlsOptions): Promise<OpenedDataDir> {
   const wdir = walDir(config.dataDir);
   const snapshotter = new Snapshotter(snapDir(config.dataDir));
   if (Wal.exists(wdir)) return restart(wdir, snapshotter);
   if (config.initialClusterState === 'existing') {
-    throw new Error('joining an existing cluster (--initial-cluster-state existing) is not supported yet');
+    const joined = await joinExistingCluster(config, peerTls);
+    const wal = await Wal.create(wdir, encodeWalMetadata(joined.id, joined.clusterId));
+    return { id: joined.id, clusterId: joined.clusterId, wal, snapshotter, storage: new MemoryStorage(), remotes: joined.members };
   }
   const members = initialMembers(config);
   const id = members.find((m) => m.name === config.name)!.id;

@@ -43,6 +43,8 @@ import type { AtLeader, EtcdServer, LeaseTimeToLive, MemberConfig, MemberInfo, R
 import { WaitRegistry } from './wait';
 import { WatchableStore } from '../watch/watchableStore';
 import { registerWatchMetrics } from '../watch/watchMetrics';
+import { MembershipChanges, PeerActivity } from './membershipChanges';
+import type { ConfChange } from '../raft/types';
 
 /** etcd's maxGapBetweenApplyAndCommitIndex. */
 const MAX_APPLY_GAP = 5000;
@@ -74,6 +76,11 @@ export class MemberCore implements EtcdServer {
   readonly leaseRequests: LeaseRequests;
   private readonly watches: WatchableStore;
   private readonly space = new DbSpace(() => this.sm.store.sizes().dbSize);
+  /** Member add/remove/update/promote (./membershipChanges.ts). */
+  readonly membershipChanges: MembershipChanges;
+  /** Whether the stream to a peer is up (startMember points it at the transport). */
+  isPeerActive: (id: MemberId) => boolean = () => false;
+  private readonly peerActivity = new PeerActivity();
 
   constructor(
     readonly config: MemberConfig,
@@ -105,6 +112,17 @@ export class MemberCore implements EtcdServer {
       log,
     });
     sm.onTermEntry = () => this.leaseRequests.onTermEntry();
+    this.membershipChanges = new MembershipChanges({
+      localId: id,
+      strict: config.strictReconfigCheck ?? true,
+      membership: () => this.sm.membership,
+      activeSince: (peer) => this.peerActivity.activeSince(peer),
+      progress: () => this.loop.learnerProgress(),
+      leaderClientUrls: () => (this.loop.lead === 0n ? [] : (this.sm.membership.get(this.loop.lead)?.clientUrls ?? [])),
+      nextRequestId: () => this.ids.next(),
+      now: () => Date.now(),
+      propose: (cc, requestId) => this.proposeConfChange(cc, requestId),
+    });
     this.reads = new LinearizableReads({
       nextId: () => this.ids.next(),
       sendReadIndex: (ctx) => this.loop.readIndex(ctx),
@@ -165,6 +183,7 @@ export class MemberCore implements EtcdServer {
     this.reads.tick();
     if (this.unproposed.length > 0 && this.loop.lead !== 0n) this.flushUnproposed();
     this.memberMetrics.proposalsPending.set(this.waits.size);
+    this.peerActivity.observe(this.sm.membership.list().map((m) => m.id).filter((p) => p !== this.id), this.isPeerActive, now);
     this.memberMetrics.dbTotalSize.set(this.space.sizes().dbSize);
   }
 
@@ -253,6 +272,49 @@ export class MemberCore implements EtcdServer {
   async memberList(): Promise<WithHeader<MemberInfo[]>> {
     // Cluster responses carry no revision (etcd's ClusterServer.header).
     return { header: this.header(0), result: this.sm.membership.list() };
+  }
+
+  // ---- Membership changes (./membershipChanges.ts); Cluster headers carry no revision
+
+  async memberAdd(peerUrls: string[], isLearner: boolean): Promise<WithHeader<{ member: MemberInfo; members: MemberInfo[] }>> {
+    const result = await this.membershipChanges.add(peerUrls, isLearner);
+    return { header: this.header(0), result };
+  }
+
+  async memberRemove(id: MemberId): Promise<WithHeader<MemberInfo[]>> {
+    const result = await this.membershipChanges.remove(id);
+    return { header: this.header(0), result };
+  }
+
+  async memberUpdate(id: MemberId, peerUrls: string[]): Promise<WithHeader<MemberInfo[]>> {
+    const result = await this.membershipChanges.update(id, peerUrls);
+    return { header: this.header(0), result };
+  }
+
+  async memberPromote(id: MemberId): Promise<WithHeader<AtLeader<MemberInfo[]>>> {
+    const result = await this.membershipChanges.promote(id);
+    return { header: this.header(0), result };
+  }
+
+  /** etcd's configure: propose a ConfChange and wait for its apply (the apply answers with the member list). */
+  private async proposeConfChange(cc: ConfChange, requestId: bigint): Promise<MemberInfo[]> {
+    if (this.stopped) throw Errors.stopped();
+    const now = Date.now();
+    const done = this.waits.register(requestId, now, now + this.reqTimeoutMs) as Promise<MemberInfo[]>;
+    const submit = (): boolean => {
+      try {
+        this.loop.proposeConfChange(cc);
+        return true;
+      } catch (err) {
+        if (!(err instanceof ErrProposalDropped)) throw err;
+        return false;
+      }
+    };
+    // No leader yet: retry every heartbeat until the waiter's deadline fails it.
+    for (let n = 0; !submit() && this.waits.isRegistered(requestId) && n < 1000; n++) {
+      await new Promise((r) => setTimeout(r, this.config.heartbeatInterval));
+    }
+    return done;
   }
 
   async status(): Promise<WithHeader<StatusInfo>> {

@@ -19,6 +19,7 @@ import {
   EntryType,
   MessageType,
   StateType,
+  type ConfChange,
   type ConfState,
   type Entry,
   type HardState,
@@ -34,6 +35,7 @@ import type { MemoryStorage } from '../raft/memoryStorage';
 import type { Snapshotter, Wal } from '../wal/index';
 import { idToHex } from './ids';
 import { decodeMemberContext } from './membership';
+import { decodeChangeContext, noOpConfChange, replayedConfChange, validateConfChange, type LearnerProgress } from './membershipChanges';
 import type { MemberMetrics } from './metrics';
 import type { ApplyOutcome, StateMachine } from './stateMachine';
 
@@ -59,6 +61,8 @@ export interface RaftLoopHooks {
   onOutcome(outcome: ApplyOutcome): void;
   /** A persistence failure: the member cannot go on safely. */
   onFatal(err: Error): void;
+  /** This member applied its own removal: it must stop (etcd exits). */
+  onRemovedSelf?(): void;
 }
 
 export interface RaftLoopOptions {
@@ -136,6 +140,13 @@ export class RaftLoop {
     this.kick();
   }
 
+  /** A membership change (membershipChanges.ts); Raft forwards it to the leader. Throws ErrProposalDropped without one. */
+  proposeConfChange(cc: ConfChange): void {
+    if (this.stopped) return;
+    this.o.node.proposeConfChange(cc);
+    this.kick();
+  }
+
   readIndex(ctx: Uint8Array): void {
     if (this.stopped) return;
     if (this.forwardToLeader(MessageType.ReadIndex, ctx)) return;
@@ -201,6 +212,13 @@ export class RaftLoop {
     this.o.log(`leadership transfer starting: ${idToHex(this.o.localId)} -> ${idToHex(target)}`);
     this.o.node.transferLeader(target);
     this.kick();
+  }
+
+  /** The leader's match index per member, for a learner promote (empty on a follower). */
+  learnerProgress(): LearnerProgress {
+    const match = new Map<MemberId, Index>();
+    for (const [id, p] of this.o.node.status().progress) match.set(id, p.match);
+    return { leaderId: this.o.localId, match };
   }
 
   /** Resolves once entries up to `index` are applied (or the loop stops). */
@@ -329,10 +347,21 @@ export class RaftLoop {
 
   private applyConfChange(e: Entry): void {
     const cc = decodeConfChange(e.data);
-    // Raft must see every ConfChange, even one whose effect the state already holds.
-    this.confState = this.o.node.applyConfChange(cc);
-    if (!this.o.sm.markApplied(e.index)) return;
     const { membership } = this.o.sm;
+    const replay = e.index <= this.o.sm.consistentIndex;
+    // etcd's ValidateConfigurationChange, at apply on every member: a rejected change is a no-op for Raft too.
+    const rejected = replay ? undefined : validateConfChange(membership, cc);
+    // Raft must see every ConfChange, even one whose effect the state already holds.
+    this.confState = this.o.node.applyConfChange(
+      rejected ? noOpConfChange(cc) : replay ? replayedConfChange(membership, cc) : cc,
+    );
+    if (!this.o.sm.markApplied(e.index)) return;
+    const requestId = decodeChangeContext(cc.context).requestId;
+    if (rejected) {
+      this.o.log(`rejected membership change for ${idToHex(cc.nodeId)}: ${rejected.message}`);
+      if (requestId !== undefined) this.o.hooks.onOutcome({ id: requestId, error: rejected });
+      return;
+    }
     const { peers, localId } = this.o;
     switch (cc.type) {
       case ConfChangeType.AddNode:
@@ -356,6 +385,8 @@ export class RaftLoop {
         break;
       }
     }
+    if (requestId !== undefined) this.o.hooks.onOutcome({ id: requestId, value: membership.list() });
+    if (cc.type === ConfChangeType.RemoveNode && cc.nodeId === localId) this.o.hooks.onRemovedSelf?.();
   }
 
   /** Points the transport at exactly the members the (restored) membership holds. */

@@ -130,6 +130,7 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
       loop.kick();
     },
     log,
+    clusterView: () => ({ clusterId, members: sm.membership.list() }),
   });
   loop = new RaftLoop({
     localId: id,
@@ -153,6 +154,8 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
         log(`fatal: ${err.stack ?? err.message}`);
         void member.stop();
       },
+      // etcd: "the member has been permanently removed from the cluster", and the process exits.
+      onRemovedSelf: () => void member.stop(),
     },
   });
   if (opened.snapshot) {
@@ -162,7 +165,10 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
   if (opened.bootstrapPeers) {
     for (const m of initialMembers(config)) if (m.id !== id) transport.addPeer(m.id, m.peerUrls);
   }
+  // Joining an existing cluster: reach its members until the log (or a snapshot) brings the membership.
+  for (const m of opened.remotes ?? []) if (m.id !== id) transport.addPeer(m.id, m.peerUrls);
   member = new Member(config, id, clusterId, loop, sm, metrics, storage.initialState().hardState, log);
+  member.isPeerActive = (peer) => transport.isConnected(peer);
 
   await transport.start();
   // The leader revokes expired leases (etcd's lessor runLoop period).

@@ -58,6 +58,8 @@ export interface MemberConfig {
    * (--experimental-watch-progress-notify-interval, etcd default 10 min).
    */
   watchProgressNotifyInterval?: number;
+  /** --strict-reconfig-check (etcd default true): refuse membership changes that would risk the quorum. */
+  strictReconfigCheck?: boolean;
 }
 
 /** etcdserverpb.ResponseHeader. */
@@ -158,6 +160,15 @@ export interface EtcdServer {
   leaseTimeToLive?(id: LeaseId, keys: boolean): Promise<WithHeader<AtLeader<LeaseTimeToLive | null>>>;
   /** Every lease this member knows (local, no Raft). */
   leaseLeases?(): Promise<WithHeader<LeaseId[]>>;
+
+  // Membership changes (membershipChanges.ts); optional so that test doubles
+  // may leave them out. Each goes through Raft as a ConfChange and answers
+  // with the member list once applied.
+  memberAdd?(peerUrls: string[], isLearner: boolean): Promise<WithHeader<{ member: MemberInfo; members: MemberInfo[] }>>;
+  memberRemove?(id: MemberId): Promise<WithHeader<MemberInfo[]>>;
+  memberUpdate?(id: MemberId, peerUrls: string[]): Promise<WithHeader<MemberInfo[]>>;
+  /** Leader only; a follower answers with the leader's client URLs to forward to. */
+  memberPromote?(id: MemberId): Promise<WithHeader<AtLeader<MemberInfo[]>>>;
 
   /** True while this member knows a leader (for `hasleader` metadata). */
   hasLeader(): boolean;

@@ -17,6 +17,7 @@ import type { PeerMetrics } from './peerMetrics';
 import { EMPTY_ACK, MAX_MESSAGE_BYTES, checkInbound, isRejection, peerServiceDefinition } from './peerProtocol';
 import { parsePeerUrl, serverCredentialsFor, type PeerTlsOptions } from './peerUrls';
 import { decodeBatch, decodeMessage } from './raftpbCodec';
+import { membersHandler, membersMethod, type ClusterView } from './clusterMembers';
 
 export interface PeerServerOptions {
   localId: MemberId;
@@ -27,6 +28,8 @@ export interface PeerServerOptions {
   /** One message from `from`; called synchronously, in arrival order. */
   deliver(from: MemberId, m: Message): void;
   log(line: string): void;
+  /** Answers Peer.Members (a member joining the cluster asks it); absent: UNIMPLEMENTED. */
+  clusterView?(): ClusterView;
 }
 
 const SERVER_OPTIONS = {
@@ -42,9 +45,13 @@ export class PeerServer {
   private ports: number[] = [];
 
   constructor(private readonly opts: PeerServerOptions) {
-    this.server.addService(peerServiceDefinition, {
+    const view = opts.clusterView;
+    this.server.addService({ ...peerServiceDefinition, Members: membersMethod }, {
       Stream: (call: ServerReadableStream<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => this.onStream(call, cb),
       Snapshot: (call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => this.onSnapshot(call, cb),
+      Members: view
+        ? membersHandler(view)
+        : (_call: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => cb({ code: status.UNIMPLEMENTED, details: 'no cluster view' }),
     });
   }
 

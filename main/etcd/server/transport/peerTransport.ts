@@ -14,6 +14,7 @@ import { PeerServer } from './peerServer';
 import { idToHex } from './peerProtocol';
 import type { PeerTlsOptions } from './peerUrls';
 import { RemotePeer } from './remotePeer';
+import type { ClusterView } from './clusterMembers';
 
 export interface PeerTransportOptions {
   localId: MemberId;
@@ -31,6 +32,8 @@ export interface PeerTransportOptions {
   tls?: PeerTlsOptions;
   /** Where etcd's etcd_network_* peer metrics go (the member's /metrics registry). */
   metrics?: Registry;
+  /** What Peer.Members answers (clusterMembers.ts): the cluster id and the applied membership. */
+  clusterView?(): ClusterView;
 }
 
 export class PeerTransport {
@@ -56,6 +59,7 @@ export class PeerTransport {
       tls: opts.tls,
       log: this.log,
       deliver: (from, m) => this.deliver(from, m),
+      ...(opts.clusterView && { clusterView: opts.clusterView }),
     });
   }
 
