@@ -50,7 +50,7 @@ const FLAGS: Record<string, FlagSpec> = {
   metrics: { kind: 'string', default: 'basic', ignored: true },
   'max-snapshots': { kind: 'uint', default: '5', ignored: true },
   'max-wals': { kind: 'uint', default: '5', ignored: true },
-  'strict-reconfig-check': { kind: 'bool', default: 'true', ignored: true },
+  'strict-reconfig-check': { kind: 'bool', default: 'true' },
 };
 
 /** Default quota when --quota-backend-bytes is 0 (etcd's DefaultQuotaBytes). */
@@ -195,6 +195,7 @@ export function parseEtcdFlags(
     maxRequestBytes: Number(get('max-request-bytes')),
     maxTxnOps: Number(get('max-txn-ops')),
     watchProgressNotifyInterval: parseGoDurationMs(get('experimental-watch-progress-notify-interval')),
+    strictReconfigCheck: /^(1|t|true|TRUE|True|T)$/.test(get('strict-reconfig-check')),
   };
   return { kind: 'run', config, warnings };
 }

@@ -37,7 +37,13 @@ describe('parseEtcdFlags', () => {
       maxRequestBytes: 1572864,
       maxTxnOps: 128,
       watchProgressNotifyInterval: 600_000,
+      strictReconfigCheck: true,
     });
+  });
+
+  it('parses --strict-reconfig-check (etcd default true)', () => {
+    expect(run(['--strict-reconfig-check=false']).config.strictReconfigCheck).toBe(false);
+    expect(run(['--strict-reconfig-check']).config.strictReconfigCheck).toBe(true);
   });
 
   it('parses --experimental-watch-progress-notify-interval as a Go duration', () => {
