@@ -161,17 +161,21 @@ describe(`watch through etcdctl and clients (${TARGET})`, () => {
       watcher.on('put', (kv) => seen.push({ key: kv.key.toString(), rev: Number(kv.mod_revision), type: 'put' }));
       watcher.on('delete', (kv) => seen.push({ key: kv.key.toString(), rev: Number(kv.mod_revision), type: 'delete' }));
       const written: { key: string; rev: number; type: string }[] = [];
+      // Each write is a txn guarded by a marker key outside the watched
+      // prefix, so a retry after an ambiguous failure (a request cut by the
+      // kill may still commit) never applies twice; the marker's revision is
+      // the write's revision.
       const write = async (i: number) => {
         const key = `res/${i % 4}`;
+        const marker = `res-log/${i}`;
+        const del = i % 5 === 4;
         for (let attempt = 0; attempt < 50; attempt++) {
           try {
-            if (i % 5 === 4) {
-              const r = await writer.delete().key(key).exec();
-              if (r.deleted !== '0') written.push({ key, rev: Number(r.header.revision), type: 'delete' });
-            } else {
-              const r = await writer.put(key).value(String(i)).exec();
-              written.push({ key, rev: Number(r.header.revision), type: 'put' });
-            }
+            let txn = writer.if(marker, 'Version', '==', 0);
+            if (del) txn = txn.and(key, 'Version', '>', 0);
+            await txn.then(del ? writer.delete().key(key) : writer.put(key).value(String(i)), writer.put(marker).value('1')).commit();
+            const m = await writer.get(marker).exec();
+            if (m.kvs.length === 1) written.push({ key, rev: Number(m.kvs[0]!.mod_revision), type: del ? 'delete' : 'put' });
             return;
           } catch {
             await sleep(200);
@@ -187,7 +191,7 @@ describe(`watch through etcdctl and clients (${TARGET})`, () => {
       tc.cluster.member(leaderName).start();
       for (let i = 40; i < 50; i++) await write(i);
       const lastRev = written[written.length - 1]!.rev;
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 30_000;
       while (Date.now() < deadline && (seen.length === 0 || seen[seen.length - 1]!.rev < lastRev)) await sleep(100);
       expect(seen).toEqual(written);
       await watcher.cancel();
@@ -195,7 +199,7 @@ describe(`watch through etcdctl and clients (${TARGET})`, () => {
       client.close();
       writer.close();
     }
-  }, 60_000);
+  }, 90_000);
 
   // Last: it leaves the cluster without a quorum.
   it('a stream opened with hasleader ends with "etcdserver: no leader" once the member loses its leader', async () => {
