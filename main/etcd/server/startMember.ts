@@ -131,6 +131,12 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
     },
     log,
     clusterView: () => ({ clusterId, members: sm.membership.list() }),
+    isRemoved: (peer) => sm.membership.isRemoved(peer),
+    onRemovedFromCluster: () => {
+      if (member.isStopped) return;
+      log('the member has been permanently removed from the cluster');
+      void member.stop();
+    },
   });
   loop = new RaftLoop({
     localId: id,

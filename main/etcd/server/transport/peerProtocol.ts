@@ -18,6 +18,12 @@ export const MD_STREAM_TYPE = 'x-raft-stream-type';
 /** Snapshots carry the whole database: allow messages far beyond gRPC's 4 MiB default. */
 export const MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
 
+/**
+ * What a member answers a removed member's calls with (etcd: rafthttp's 410
+ * Gone, errMemberRemoved); the removed member then stops itself.
+ */
+export const REMOVED_MEMBER_DETAILS = 'the member has been permanently removed from the cluster';
+
 /** StreamAck {} encodes to zero bytes. */
 export const EMPTY_ACK = Buffer.alloc(0);
 

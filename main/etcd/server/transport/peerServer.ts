@@ -14,7 +14,7 @@ import {
 } from '@grpc/grpc-js';
 import type { MemberId, Message } from '../../raft/types';
 import type { PeerMetrics } from './peerMetrics';
-import { EMPTY_ACK, MAX_MESSAGE_BYTES, checkInbound, isRejection, peerServiceDefinition } from './peerProtocol';
+import { EMPTY_ACK, MAX_MESSAGE_BYTES, REMOVED_MEMBER_DETAILS, checkInbound, isRejection, peerServiceDefinition } from './peerProtocol';
 import { parsePeerUrl, serverCredentialsFor, type PeerTlsOptions } from './peerUrls';
 import { decodeBatch, decodeMessage } from './raftpbCodec';
 import { membersHandler, membersMethod, type ClusterView } from './clusterMembers';
@@ -28,6 +28,8 @@ export interface PeerServerOptions {
   /** One message from `from`; called synchronously, in arrival order. */
   deliver(from: MemberId, m: Message): void;
   log(line: string): void;
+  /** True for a member removed from the cluster: its calls are refused with REMOVED_MEMBER_DETAILS. */
+  isRemoved?(id: MemberId): boolean;
   /** Answers Peer.Members (a member joining the cluster asks it); absent: UNIMPLEMENTED. */
   clusterView?(): ClusterView;
 }
@@ -83,6 +85,7 @@ export class PeerServer {
       this.opts.log(r.log);
       return { code: r.code, details: r.details };
     }
+    if (this.opts.isRemoved?.(r.from)) return { code: status.FAILED_PRECONDITION, details: REMOVED_MEMBER_DETAILS };
     return r.from;
   }
 

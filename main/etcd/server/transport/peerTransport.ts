@@ -34,6 +34,10 @@ export interface PeerTransportOptions {
   metrics?: Registry;
   /** What Peer.Members answers (clusterMembers.ts): the cluster id and the applied membership. */
   clusterView?(): ClusterView;
+  /** A removed member's calls are refused (etcd: 410 Gone). */
+  isRemoved?(id: MemberId): boolean;
+  /** A peer refused us as removed: this member must stop (etcd: errMemberRemoved). */
+  onRemovedFromCluster?(): void;
 }
 
 export class PeerTransport {
@@ -60,6 +64,7 @@ export class PeerTransport {
       log: this.log,
       deliver: (from, m) => this.deliver(from, m),
       ...(opts.clusterView && { clusterView: opts.clusterView }),
+      ...(opts.isRemoved && { isRemoved: opts.isRemoved }),
     });
   }
 
@@ -106,6 +111,7 @@ export class PeerTransport {
       log: this.log,
       unreachable: (pid) => this.reportUnreachable(pid),
       snapshotStatus: (pid, ok) => this.opts.onSnapshotStatus?.(pid, ok),
+      removedFromCluster: () => this.opts.onRemovedFromCluster?.(),
     });
   }
 

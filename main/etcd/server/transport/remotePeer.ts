@@ -19,6 +19,7 @@ import {
   deserializeBytes,
   idToHex,
   outboundMetadata,
+  REMOVED_MEMBER_DETAILS,
   serializeBytes,
 } from './peerProtocol';
 import { channelCredentialsFor, parsePeerUrl, type PeerTlsOptions } from './peerUrls';
@@ -32,6 +33,8 @@ export interface RemotePeerContext {
   unreachable(id: MemberId): void;
   snapshotStatus(id: MemberId, ok: boolean): void;
   log(line: string): void;
+  /** The peer refused us as a removed member. */
+  removedFromCluster?(): void;
 }
 
 const CHANNEL_OPTIONS = {
@@ -214,7 +217,9 @@ export class RemotePeer {
       this.urlIndex = (this.urlIndex + 1) % this.urls.length;
       this.closeClient();
     }
-    if (err?.code === status.FAILED_PRECONDITION) {
+    if (err?.code === status.FAILED_PRECONDITION && err.details === REMOVED_MEMBER_DETAILS) {
+      this.ctx.removedFromCluster?.();
+    } else if (err?.code === status.FAILED_PRECONDITION) {
       this.ctx.log(`request sent was ignored by remote peer ${idToHex(this.id)} (${type} stream): ${err.details}`);
     } else if (type === 'message' && !this.reportedDown) {
       this.reportedDown = true;

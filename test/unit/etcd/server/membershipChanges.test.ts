@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ConfChangeType, type ConfChange, type MemberId } from '../../../../main/etcd/raft/types';
 import { assignIds, remotePeerUrls } from '../../../../main/etcd/server/joinCluster';
 import { Membership } from '../../../../main/etcd/server/membership';
@@ -19,7 +19,8 @@ import {
   validateConfChange,
   type MembershipChangeDeps,
 } from '../../../../main/etcd/server/membershipChanges';
-import { decodeClusterView, encodeClusterView } from '../../../../main/etcd/server/transport/clusterMembers';
+import { decodeClusterView, encodeClusterView, fetchClusterView } from '../../../../main/etcd/server/transport/clusterMembers';
+import { PeerTransport, type PeerTransportOptions } from '../../../../main/etcd/server/transport/index';
 import type { MemberConfig, MemberInfo } from '../../../../main/etcd/server/types';
 
 const url = (n: number) => `http://10.0.0.${n}:2380`;
@@ -253,5 +254,36 @@ describe('joining an existing cluster', () => {
     expect(() => assignIds(config([['m1', [url(1)]], ['m4', [url(4)]]], 'm9'), view)).toThrow(
       `couldn't find local name "m9" in the initial cluster configuration`,
     );
+  });
+});
+
+describe('peer transport: removed members and Peer.Members', () => {
+  const CLUSTER = 0xc1n;
+  const live: PeerTransport[] = [];
+  afterEach(async () => {
+    await Promise.all(live.splice(0).map((t) => t.stop()));
+  });
+
+  async function transport(id: MemberId, opts: Partial<PeerTransportOptions> = {}): Promise<{ t: PeerTransport; url: string }> {
+    const t = new PeerTransport({ localId: id, clusterId: CLUSTER, listenUrls: ['http://127.0.0.1:0'], onMessage: () => {}, ...opts });
+    live.push(t);
+    await t.start();
+    return { t, url: `http://127.0.0.1:${t.boundPorts[0]}` };
+  }
+
+  it('a member refuses a removed member, which is told so and stops', async () => {
+    const a = await transport(1n, { isRemoved: (id) => id === 2n });
+    let removed = false;
+    const b = await transport(2n, { onRemovedFromCluster: () => (removed = true) });
+    b.t.addPeer(1n, [a.url]);
+    for (let i = 0; i < 100 && !removed; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(removed).toBe(true);
+  });
+
+  it('answers Peer.Members with the cluster id and members, no metadata needed', async () => {
+    const view = { clusterId: CLUSTER, members: [{ id: 1n, name: 'm1', peerUrls: ['http://x:1'], clientUrls: [], isLearner: false }] };
+    const a = await transport(1n, { clusterView: () => view });
+    expect(await fetchClusterView(a.url, 2000)).toEqual(view);
+    await expect(fetchClusterView('http://127.0.0.1:1', 500)).rejects.toThrow('could not retrieve cluster information from http://127.0.0.1:1');
   });
 });
