@@ -194,7 +194,7 @@ describe(`watch through etcdctl and clients (${TARGET})`, () => {
       const deadline = Date.now() + 30_000;
       while (Date.now() < deadline && (seen.length === 0 || seen[seen.length - 1]!.rev < lastRev)) await sleep(100);
       expect(seen).toEqual(written);
-      await watcher.cancel();
+      // (no watcher.cancel(): client.close() ends the stream; cancel replies are tested over raw gRPC below)
     } finally {
       client.close();
       writer.close();
