@@ -8,7 +8,7 @@
 //   - unknown flag or unparsable value: exit 2, Go flag's text;
 //   - failed validation: exit 1, "error verifying flags, ... See 'etcd --help'.".
 
-import type { MemberConfig } from '../etcd/server/types';
+import type { MemberConfig, TlsFiles } from '../etcd/server/types';
 
 export const DEFAULT_NAME = 'default';
 /** embed.maxElectionMs: etcd rejects longer election timeouts. */
@@ -42,6 +42,15 @@ const FLAGS: Record<string, FlagSpec> = {
   'max-request-bytes': { kind: 'uint', default: '1572864' },
   'max-txn-ops': { kind: 'uint', default: '128' },
   'experimental-watch-progress-notify-interval': { kind: 'duration', default: '10m' },
+  // TLS (etcd's embed.Config ClientTLSInfo / PeerTLSInfo): PEM file paths.
+  'cert-file': { kind: 'string', default: '' },
+  'key-file': { kind: 'string', default: '' },
+  'trusted-ca-file': { kind: 'string', default: '' },
+  'client-cert-auth': { kind: 'bool', default: 'false' },
+  'peer-cert-file': { kind: 'string', default: '' },
+  'peer-key-file': { kind: 'string', default: '' },
+  'peer-trusted-ca-file': { kind: 'string', default: '' },
+  'peer-client-cert-auth': { kind: 'bool', default: 'false' },
   // Logging and tuning knobs that commonly appear in etcd command lines.
   logger: { kind: 'string', default: 'capnslog', ignored: true },
   'log-level': { kind: 'string', default: 'info', ignored: true },
@@ -177,6 +186,10 @@ export function parseEtcdFlags(
     throw verifyError('--advertise-client-urls is required when --listen-client-urls is set explicitly');
   }
 
+  const clientTls = tlsFiles(get('cert-file'), get('key-file'), get('trusted-ca-file'), get('client-cert-auth'));
+  const peerTls = tlsFiles(get('peer-cert-file'), get('peer-key-file'), get('peer-trusted-ca-file'), get('peer-client-cert-auth'));
+  checkHttpsHasTls(splitUrls(get('listen-peer-urls')), peerTls, splitUrls(get('listen-client-urls')), clientTls);
+
   const quota = Number(get('quota-backend-bytes'));
   const config: MemberConfig = {
     name,
@@ -196,8 +209,38 @@ export function parseEtcdFlags(
     maxTxnOps: Number(get('max-txn-ops')),
     watchProgressNotifyInterval: parseGoDurationMs(get('experimental-watch-progress-notify-interval')),
     strictReconfigCheck: /^(1|t|true|TRUE|True|T)$/.test(get('strict-reconfig-check')),
+    ...(clientTls && { clientTls }),
+    ...(peerTls && { peerTls }),
   };
   return { kind: 'run', config, warnings };
+}
+
+/** etcd's TLSInfo: "empty" (no TLS) when neither the certificate nor the key was given. */
+function tlsFiles(certFile: string, keyFile: string, trustedCaFile: string, clientCertAuth: string): TlsFiles | undefined {
+  if (certFile === '' && keyFile === '') return undefined;
+  return { certFile, keyFile, trustedCaFile, clientCertAuth: /^(1|t|true|TRUE|True|T)$/.test(clientCertAuth) };
+}
+
+/**
+ * etcd refuses https:// listen URLs without a certificate and key when it
+ * opens its listeners (embed.StartEtcd: peers first, then clients), before
+ * touching the data dir; its log shows "etcdmain: " and it exits 1.
+ */
+function checkHttpsHasTls(peerUrls: string[], peerTls: TlsFiles | undefined, clientUrls: string[], clientTls: TlsFiles | undefined): void {
+  const https = (u: string) => u.startsWith('https://') || u.startsWith('unixs://');
+  const peer = peerUrls.find(https);
+  if (peer !== undefined && peerTls === undefined) {
+    throw new FlagError(`cannot listen on TLS for ${new URL(peer).host}: KeyFile and CertFile are not presented`, 1, false, 'etcdmain: ');
+  }
+  const client = clientUrls.find(https);
+  if (client !== undefined && clientTls === undefined) {
+    throw new FlagError(
+      `TLS key/cert (--cert-file, --key-file) must be provided for client url ${client} with HTTPS scheme`,
+      1,
+      false,
+      'etcdmain: ',
+    );
+  }
 }
 
 const DURATION_UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

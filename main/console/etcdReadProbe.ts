@@ -4,6 +4,8 @@
 // and the bytes, and any successful RangeResponse is a yes. A linearizable
 // Range goes through ReadIndex, so it succeeds only with a leader and a quorum.
 
+import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
 import { Client, credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 
 const RANGE_METHOD = '/etcdserverpb.KV/Range';
@@ -14,6 +16,13 @@ export function encodeRangeRequest(key: Buffer): Buffer {
   return Buffer.concat([Buffer.from([0x0a, key.length]), key]);
 }
 
+/** PEM material for a TLS client cluster (--client-cert-auth needs the client certificate). */
+export interface ProbeTls {
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
+
 export interface ProbeResult {
   ok: boolean;
   /** The gRPC error text when not ok. */
@@ -21,8 +30,8 @@ export interface ProbeResult {
 }
 
 /** One linearizable Range against `endpoint` ("host:port"), bounded by timeoutMs. */
-export function probeLinearizableRead(endpoint: string, timeoutMs = 2_000): Promise<ProbeResult> {
-  const client = new Client(endpoint, credentials.createInsecure());
+export function probeLinearizableRead(endpoint: string, timeoutMs = 2_000, tls?: ProbeTls): Promise<ProbeResult> {
+  const client = tls ? tlsClient(endpoint, tls) : new Client(endpoint, credentials.createInsecure());
   return new Promise<ProbeResult>((resolve) => {
     client.makeUnaryRequest(
       RANGE_METHOD,
@@ -40,18 +49,32 @@ export function probeLinearizableRead(endpoint: string, timeoutMs = 2_000): Prom
   });
 }
 
+/**
+ * A TLS client that checks the server certificate against the endpoint's
+ * host, as etcdctl does. grpc-js would send an IP address as the TLS server
+ * name, which Node warns about (RFC 6066 allows only DNS names there); for
+ * an IP endpoint the name sent is "localhost" and the check still uses the IP.
+ */
+function tlsClient(endpoint: string, tls: ProbeTls): Client {
+  const host = endpoint.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) === 0) return new Client(endpoint, credentials.createSsl(tls.ca, tls.key, tls.cert));
+  const creds = credentials.createSsl(tls.ca, tls.key, tls.cert, { checkServerIdentity: (_name, cert) => checkServerIdentity(host, cert) });
+  return new Client(endpoint, creds, { 'grpc.ssl_target_name_override': 'localhost' });
+}
+
 /** Polls every `intervalMs` until every endpoint answers or `timeoutMs` passes. */
 export async function waitForLinearizableReads(
   endpoints: string[],
   timeoutMs: number,
   intervalMs = 200,
+  tls?: ProbeTls,
 ): Promise<{ ok: boolean; lastErrors: Map<string, string> }> {
   const deadline = Date.now() + timeoutMs;
   const pending = new Set(endpoints);
   const lastErrors = new Map<string, string>();
   while (pending.size > 0 && Date.now() < deadline) {
     const results = await Promise.all(
-      [...pending].map(async (ep) => [ep, await probeLinearizableRead(ep, Math.min(2_000, intervalMs * 10))] as const),
+      [...pending].map(async (ep) => [ep, await probeLinearizableRead(ep, Math.min(2_000, intervalMs * 10), tls)] as const),
     );
     for (const [ep, r] of results) {
       if (r.ok) {

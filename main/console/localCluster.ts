@@ -8,14 +8,20 @@
 //   member i (1-based): client port portBase + 2(i-1), peer port portBase + 2(i-1) + 1
 //   portBase 2379 → m1 2379/2380 (etcd's defaults), m2 2381/2382, m3 2383/2384.
 //
+// With `tls`, clients and peers speak https with mutual TLS, using the PKI
+// under DIR/pki (main/common/pki, created once): each member gets etcd's
+// --cert-file/--key-file/--trusted-ca-file/--client-cert-auth and the --peer-*
+// equivalents, and etcdctl.env names the CA and client certificate.
+//
 // Restarting on the same data dir resumes the cluster: the flags are the same
 // ("--initial-cluster-state new" included) and etcd, like Pilothouse, ignores
 // the initial-cluster flags once a member has a WAL.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemberProcess, STOP_GRACE_MS, type Program } from './memberProcess';
-import { waitForLinearizableReads } from './etcdReadProbe';
+import { waitForLinearizableReads, type ProbeTls } from './etcdReadProbe';
+import { clusterPkiPaths, ensureClusterPki, type ClusterPki } from '../common/pki/clusterPki';
 
 export interface LocalClusterOptions {
   dataDir: string;
@@ -26,6 +32,8 @@ export interface LocalClusterOptions {
   extraFlags?: string[];
   host?: string;
   clusterToken?: string;
+  /** https client and peer URLs with client-certificate auth, PKI under DIR/pki. */
+  tls?: boolean;
 }
 
 export interface MemberLayout {
@@ -44,6 +52,7 @@ export function clusterLayout(opts: LocalClusterOptions): MemberLayout[] {
   const n = opts.members ?? 3;
   const base = opts.portBase ?? 2379;
   const host = opts.host ?? '127.0.0.1';
+  const scheme = opts.tls ? 'https' : 'http';
   if (!Number.isInteger(n) || n < 1 || n > MAX_MEMBERS) throw new Error(`--members must be 1..${MAX_MEMBERS}, got ${n}`);
   if (!Number.isInteger(base) || base < 1024 || base + 2 * n > 65535) {
     throw new Error(`--port-base must leave room for ${2 * n} ports in 1024..65535, got ${base}`);
@@ -54,8 +63,8 @@ export function clusterLayout(opts: LocalClusterOptions): MemberLayout[] {
     return {
       name,
       dataDir: join(opts.dataDir, name),
-      clientUrl: `http://${host}:${clientPort}`,
-      peerUrl: `http://${host}:${clientPort + 1}`,
+      clientUrl: `${scheme}://${host}:${clientPort}`,
+      peerUrl: `${scheme}://${host}:${clientPort + 1}`,
       endpoint: `${host}:${clientPort}`,
       logFile: join(opts.dataDir, 'logs', `${name}.log`),
     };
@@ -74,13 +83,48 @@ export function memberFlags(member: MemberLayout, layout: MemberLayout[], opts: 
     '--initial-cluster', layout.map((m) => `${m.name}=${m.peerUrl}`).join(','),
     '--initial-cluster-state', 'new',
     '--initial-cluster-token', opts.clusterToken ?? 'pilothouse-local',
+    ...(opts.tls ? memberTlsFlags(member, pkiFor(opts, layout)) : []),
     ...(opts.extraFlags ?? []),
   ];
 }
 
+/** Where the cluster's PKI lives: DIR/pki. */
+export function pkiFor(opts: LocalClusterOptions, layout: MemberLayout[]): ClusterPki {
+  return clusterPkiPaths(join(opts.dataDir, 'pki'), layout.map((m) => m.name));
+}
+
+function memberTlsFlags(member: MemberLayout, pki: ClusterPki): string[] {
+  const own = pki.members.get(member.name)!;
+  return [
+    '--cert-file', own.server.cert,
+    '--key-file', own.server.key,
+    '--trusted-ca-file', pki.ca.cert,
+    '--client-cert-auth',
+    '--peer-cert-file', own.peer.cert,
+    '--peer-key-file', own.peer.key,
+    '--peer-trusted-ca-file', pki.ca.cert,
+    '--peer-client-cert-auth',
+  ];
+}
+
 /** The shell snippet `source DIR/etcdctl.env` reads. */
-export function etcdctlEnv(layout: MemberLayout[]): string {
-  return ['export ETCDCTL_API=3', `export ETCDCTL_ENDPOINTS=${layout.map((m) => m.endpoint).join(',')}`, ''].join('\n');
+export function etcdctlEnv(layout: MemberLayout[], pki?: ClusterPki): string {
+  if (pki === undefined) {
+    return ['export ETCDCTL_API=3', `export ETCDCTL_ENDPOINTS=${layout.map((m) => m.endpoint).join(',')}`, ''].join('\n');
+  }
+  return [
+    'export ETCDCTL_API=3',
+    `export ETCDCTL_ENDPOINTS=${layout.map((m) => m.clientUrl).join(',')}`,
+    `export ETCDCTL_CACERT=${shellWord(pki.ca.cert)}`,
+    `export ETCDCTL_CERT=${shellWord(pki.client.cert)}`,
+    `export ETCDCTL_KEY=${shellWord(pki.client.key)}`,
+    '',
+  ].join('\n');
+}
+
+/** A path as one POSIX shell word (quoted only when it needs to be). */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 export class LocalCluster {
@@ -98,6 +142,11 @@ export class LocalCluster {
     return this.layout.map((m) => m.endpoint);
   }
 
+  /** The PKI's paths (DIR/pki), when the cluster runs with TLS. */
+  get pki(): ClusterPki | undefined {
+    return this.opts.tls ? pkiFor(this.opts, this.layout) : undefined;
+  }
+
   get envFile(): string {
     return join(this.opts.dataDir, 'etcdctl.env');
   }
@@ -111,13 +160,21 @@ export class LocalCluster {
   /** Starts every member that is not running and writes DIR/etcdctl.env. */
   start(): void {
     mkdirSync(this.opts.dataDir, { recursive: true });
-    writeFileSync(this.envFile, etcdctlEnv(this.layout));
+    const pki = this.pki && ensureClusterPki(this.pki.dir, this.layout.map((m) => m.name));
+    writeFileSync(this.envFile, etcdctlEnv(this.layout, pki));
     for (const m of this.members.values()) if (!m.running) m.start();
   }
 
   /** Resolves true once every member answers a linearizable read. */
   async waitReady(timeoutMs: number): Promise<{ ok: boolean; lastErrors: Map<string, string> }> {
-    return waitForLinearizableReads(this.endpoints, timeoutMs);
+    return waitForLinearizableReads(this.endpoints, timeoutMs, undefined, this.probeTls());
+  }
+
+  /** The client certificate the readiness probe presents (CA, cert, key), when the cluster runs with TLS. */
+  probeTls(): ProbeTls | undefined {
+    const pki = this.pki;
+    if (pki === undefined) return undefined;
+    return { ca: readFileSync(pki.ca.cert), cert: readFileSync(pki.client.cert), key: readFileSync(pki.client.key) };
   }
 
   /** SIGTERM every member at once, SIGKILL stragglers after graceMs. */

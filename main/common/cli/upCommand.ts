@@ -1,6 +1,8 @@
 // `pilothouse up --data-dir DIR [--members 3] [--port-base 2379]`: a local
 // cluster of members running this same program, ready when every member
 // answers a linearizable read; Ctrl-C / SIGTERM stops them all and exits 0.
+// Clients and peers speak https with client certificates: the PKI is made
+// once under DIR/pki, and DIR/etcdctl.env points etcdctl at it.
 
 import { resolve } from 'node:path';
 import { LocalCluster } from '../../console/localCluster';
@@ -28,6 +30,7 @@ export async function runUpCommand(opts: UpOptions, program: Program): Promise<n
     members: opts.members,
     portBase: opts.portBase,
     program,
+    tls: true,
   });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => (stopping ??= cluster.stop());
@@ -53,7 +56,7 @@ export async function runUpCommand(opts: UpOptions, program: Program): Promise<n
     return 1;
   }
   process.stdout.write(
-    `pilothouse: cluster ready (${cluster.layout.length} members) endpoints ${cluster.endpoints.join(',')}; ` +
+    `pilothouse: cluster ready (${cluster.layout.length} members) endpoints ${cluster.layout.map((m) => m.clientUrl).join(',')}; ` +
       `run: source ${cluster.envFile} && etcdctl member list -w table\n`,
   );
 

@@ -91,7 +91,7 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   }
 
   const grpc = new GrpcServer(grpcServerOptions(opts.maxRequestBytes));
-  const ctx: ServiceContext = { server, metrics: new GrpcMetrics(server.metrics), leaders: new LeaderMonitor(server) };
+  const ctx: ServiceContext = { server, metrics: new GrpcMetrics(server.metrics), leaders: new LeaderMonitor(server), ...(opts.tls && { forwardTls: opts.tls }) };
   const impls = serviceImplementations(ctx);
   for (const [name, impl] of Object.entries(impls)) grpc.addService(etcdService(name as EtcdServiceName), impl);
   grpc.addService(grpcHealthService(), healthService());

@@ -46,15 +46,25 @@ function toError(err: ServiceError): Error {
   return new EtcdError(err.code as GrpcCodeValue, err.details);
 }
 
-/** "http://127.0.0.1:2379" → "127.0.0.1:2379" (https is not forwarded to: no client TLS config here). */
-export function grpcTarget(url: string): string | undefined {
+/** "http://127.0.0.1:2379" → "127.0.0.1:2379"; https only when this member has client TLS to call it with. */
+export function grpcTarget(url: string, tls = false): string | undefined {
   const u = new URL(url);
-  if (u.protocol !== 'http:') return undefined;
+  if (u.protocol !== 'http:' && !(tls && u.protocol === 'https:')) return undefined;
   return u.host;
+}
+
+/** PEM material for calling https client URLs: the CA to verify with, the certificate to present. */
+export interface ForwardTls {
+  cert: string | Buffer;
+  key: string | Buffer;
+  ca?: string | Buffer;
 }
 
 export class LeaseForwarder {
   private readonly clients = new Map<string, { client: LeaseClient; timer: NodeJS.Timeout }>();
+
+  /** Present when this member serves clients over TLS: forwards to https URLs then use it. */
+  constructor(private readonly tls?: ForwardTls) {}
 
   /** The leader's renewed TTL for `id` (0: not found). */
   keepAlive(url: string, id: bigint, deadline: number): Promise<number> {
@@ -93,12 +103,19 @@ export class LeaseForwarder {
     this.clients.clear();
   }
 
+  private credentialsFor(url: string): ReturnType<typeof credentials.createInsecure> {
+    const t = this.tls;
+    if (t === undefined || !url.startsWith('https:')) return credentials.createInsecure();
+    const pem = (v: string | Buffer) => (typeof v === 'string' ? Buffer.from(v) : v);
+    return credentials.createSsl(t.ca === undefined ? null : pem(t.ca), pem(t.key), pem(t.cert));
+  }
+
   private client(url: string): LeaseClient {
-    const target = grpcTarget(url);
+    const target = grpcTarget(url, this.tls !== undefined);
     if (target === undefined) throw new RetryableForwardError(`cannot forward to ${url}`);
     const existing = this.clients.get(target);
     if (existing !== undefined) clearTimeout(existing.timer);
-    const client = existing?.client ?? new (clientConstructor())(target, credentials.createInsecure());
+    const client = existing?.client ?? new (clientConstructor())(target, this.credentialsFor(url));
     const timer = setTimeout(() => {
       this.clients.delete(target);
       client.close();

@@ -96,7 +96,7 @@ export function leaseService(ctx: ServiceContext): UntypedServiceImplementation 
   if (!hasLeases(server)) return {};
   const unary = unaryFor(ctx, 'etcdserverpb.Lease');
   const bidi = bidiFor(ctx, 'etcdserverpb.Lease');
-  const forwarder = new LeaseForwarder();
+  const forwarder = new LeaseForwarder(ctx.forwardTls);
   const timeoutMs = 5000 + 2 * server.config.electionTimeout;
 
   const keepAliveOnce = async (id: LeaseId): Promise<WireLeaseKeepAliveResponse> => {

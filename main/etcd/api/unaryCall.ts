@@ -10,6 +10,7 @@ import type { EtcdServer } from '../server/types';
 import type { GrpcMetrics } from './grpcMetrics';
 import { toGrpcFailure } from './grpcStatus';
 import type { LeaderMonitor } from './streamCall';
+import type { ClientTlsOptions } from './tlsTermination';
 
 /** What every service module gets. */
 export interface ServiceContext {
@@ -17,6 +18,12 @@ export interface ServiceContext {
   metrics: GrpcMetrics;
   /** Cuts leader-bound streams after the leader is lost (streamCall.ts). */
   leaders: LeaderMonitor;
+  /**
+   * The client port's TLS (--cert-file/--key-file/--trusted-ca-file), also
+   * what this member presents when it calls another member's https client
+   * URL (lease forwarding), as etcd's own gateway dials with it.
+   */
+  forwardTls?: ClientTlsOptions;
 }
 
 /**

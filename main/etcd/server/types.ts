@@ -60,6 +60,19 @@ export interface MemberConfig {
   watchProgressNotifyInterval?: number;
   /** --strict-reconfig-check (etcd default true): refuse membership changes that would risk the quorum. */
   strictReconfigCheck?: boolean;
+  /** --cert-file, --key-file, --trusted-ca-file, --client-cert-auth; absent: no client TLS. */
+  clientTls?: TlsFiles;
+  /** --peer-cert-file, --peer-key-file, --peer-trusted-ca-file, --peer-client-cert-auth; absent: no peer TLS. */
+  peerTls?: TlsFiles;
+}
+
+/** etcd's transport.TLSInfo as flags give it: PEM file paths ('' when not given). */
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  trustedCaFile: string;
+  /** Require and verify a client certificate on inbound connections. */
+  clientCertAuth: boolean;
 }
 
 /** etcdserverpb.ResponseHeader. */

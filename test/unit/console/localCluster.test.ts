@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterLayout, etcdctlEnv, memberFlags } from '../../../main/console/localCluster';
+import { clusterLayout, etcdctlEnv, memberFlags, pkiFor } from '../../../main/console/localCluster';
 import { encodeRangeRequest } from '../../../main/console/etcdReadProbe';
 
 const program = { command: '/bin/false', args: [] };
@@ -26,6 +26,30 @@ describe('local cluster layout', () => {
     expect(value('--initial-cluster')).toBe('m1=http://127.0.0.1:30001,m2=http://127.0.0.1:30003,m3=http://127.0.0.1:30005');
     expect(value('--initial-cluster-state')).toBe('new');
     expect(value('--initial-cluster-token')).toBe('t');
+  });
+
+  it('with tls, gives members https URLs, the PKI files and cert auth, and etcdctl the CA and client certificate', () => {
+    const opts = { dataDir: '/d', portBase: 30000, program, tls: true };
+    const layout = clusterLayout(opts);
+    const flags = memberFlags(layout[1]!, layout, opts);
+    const value = (flag: string) => flags[flags.indexOf(flag) + 1];
+    expect(value('--listen-client-urls')).toBe('https://127.0.0.1:30002');
+    expect(value('--initial-cluster')).toBe('m1=https://127.0.0.1:30001,m2=https://127.0.0.1:30003,m3=https://127.0.0.1:30005');
+    expect(value('--cert-file')).toBe('/d/pki/m2/server.crt');
+    expect(value('--key-file')).toBe('/d/pki/m2/server.key');
+    expect(value('--trusted-ca-file')).toBe('/d/pki/ca.crt');
+    expect(value('--peer-cert-file')).toBe('/d/pki/m2/peer.crt');
+    expect(value('--peer-key-file')).toBe('/d/pki/m2/peer.key');
+    expect(value('--peer-trusted-ca-file')).toBe('/d/pki/ca.crt');
+    expect(flags).toContain('--client-cert-auth');
+    expect(flags).toContain('--peer-client-cert-auth');
+    expect(etcdctlEnv(layout, pkiFor(opts, layout))).toBe(
+      'export ETCDCTL_API=3\n' +
+        'export ETCDCTL_ENDPOINTS=https://127.0.0.1:30000,https://127.0.0.1:30002,https://127.0.0.1:30004\n' +
+        'export ETCDCTL_CACERT=/d/pki/ca.crt\nexport ETCDCTL_CERT=/d/pki/client.crt\nexport ETCDCTL_KEY=/d/pki/client.key\n',
+    );
+    const spaced = { ...opts, dataDir: "/my d's" };
+    expect(etcdctlEnv(layout, pkiFor(spaced, layout))).toContain(`export ETCDCTL_CACERT='/my d'\\''s/pki/ca.crt'\n`);
   });
 
   const bad = [

@@ -1,0 +1,75 @@
+// The PKI of a local cluster, laid out like kubeadm's etcd/ directory, one
+// set of member certificates per member:
+//
+//   DIR/ca.crt, ca.key                 the cluster CA (ECDSA P-256)
+//   DIR/<member>/server.crt, .key      client-facing TLS (--cert-file/--key-file)
+//   DIR/<member>/peer.crt, .key        peer TLS, both directions (--peer-cert-file/--peer-key-file)
+//   DIR/client.crt, client.key         etcdctl's client certificate (CN=root)
+//
+// Server and peer certificates name 127.0.0.1, ::1, localhost and the member.
+// Nothing that exists is regenerated, so a resumed cluster keeps its PKI and
+// etcdctl.env stays valid; delete DIR to start over. Keys are written 0600.
+
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { issueCa, issueLeaf, type KeyAndCert, type LeafRequest } from './certificates';
+
+export interface CertPaths {
+  cert: string;
+  key: string;
+}
+
+export interface ClusterPki {
+  dir: string;
+  ca: CertPaths;
+  client: CertPaths;
+  members: Map<string, { server: CertPaths; peer: CertPaths }>;
+}
+
+export const CA_COMMON_NAME = 'pilothouse-etcd-ca';
+export const CLIENT_COMMON_NAME = 'root';
+export const LOCAL_HOSTS = ['localhost', '127.0.0.1', '::1'];
+
+/** Where each file lives (nothing is read or written). */
+export function clusterPkiPaths(dir: string, memberNames: string[]): ClusterPki {
+  const pair = (base: string): CertPaths => ({ cert: `${base}.crt`, key: `${base}.key` });
+  return {
+    dir,
+    ca: pair(join(dir, 'ca')),
+    client: pair(join(dir, 'client')),
+    members: new Map(memberNames.map((n) => [n, { server: pair(join(dir, n, 'server')), peer: pair(join(dir, n, 'peer')) }])),
+  };
+}
+
+/** Creates whatever files of the PKI are missing and returns the paths. */
+export function ensureClusterPki(dir: string, memberNames: string[]): ClusterPki {
+  const pki = clusterPkiPaths(dir, memberNames);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const ca = ensurePair(pki.ca, () => issueCa(CA_COMMON_NAME));
+  const leaf = (paths: CertPaths, req: LeafRequest) => ensurePair(paths, () => issueLeaf(ca, req));
+  leaf(pki.client, { profile: 'client', commonName: CLIENT_COMMON_NAME });
+  for (const [name, m] of pki.members) {
+    mkdirSync(join(dir, name), { recursive: true, mode: 0o700 });
+    const hosts = [...LOCAL_HOSTS, name];
+    leaf(m.server, { profile: 'server', commonName: name, hosts });
+    leaf(m.peer, { profile: 'peer', commonName: name, hosts });
+  }
+  return pki;
+}
+
+/** The existing pair, or a new one written key first; each file appears whole (temp file + rename). */
+function ensurePair(paths: CertPaths, issue: () => KeyAndCert): KeyAndCert {
+  if (existsSync(paths.cert) && existsSync(paths.key)) {
+    return { cert: readFileSync(paths.cert, 'utf8'), key: readFileSync(paths.key, 'utf8') };
+  }
+  const pair = issue();
+  writeWhole(paths.key, pair.key, 0o600);
+  writeWhole(paths.cert, pair.cert, 0o644);
+  return pair;
+}
+
+function writeWhole(path: string, text: string, mode: number): void {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, text, { mode });
+  renameSync(tmp, path);
+}
