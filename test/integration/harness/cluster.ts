@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { LocalCluster } from '../../../main/console/localCluster';
+import { LocalCluster, type LocalClusterOptions } from '../../../main/console/localCluster';
 import type { Program } from '../../../main/console/memberProcess';
 import { endpointStatus, type EndpointStatus } from './etcdctl';
 
@@ -35,6 +35,7 @@ export const PORTS = {
   crash: 24400,
   quorumLoss: 24500,
   up: 24600,
+  tls: 25000,
 } as const;
 
 export function programFor(impl: Impl): Program {
@@ -52,10 +53,15 @@ export interface TestCluster {
   endpoints: string[];
 }
 
-/** readyTimeoutMs 0: return as soon as the processes are spawned. */
-export async function startTestCluster(impl: Impl, portBase: number, readyTimeoutMs = 20_000): Promise<TestCluster> {
+/** readyTimeoutMs 0: return as soon as the processes are spawned. `more`: further LocalCluster options (tls, extraFlags). */
+export async function startTestCluster(
+  impl: Impl,
+  portBase: number,
+  readyTimeoutMs = 20_000,
+  more: Pick<LocalClusterOptions, 'tls' | 'extraFlags'> = {},
+): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), `pilothouse-it-${impl}-`));
-  const cluster = new LocalCluster({ dataDir: dir, portBase, program: programFor(impl), clusterToken: `it-${portBase}` });
+  const cluster = new LocalCluster({ dataDir: dir, portBase, program: programFor(impl), clusterToken: `it-${portBase}`, ...more });
   live.push({ cluster, dir });
   cluster.start();
   if (readyTimeoutMs === 0) return { impl, cluster, dir, endpoints: cluster.endpoints };
