@@ -369,7 +369,9 @@ export class RaftLoop {
         const m = decodeMemberContext(cc.context);
         membership.add({ ...m, id: cc.nodeId, isLearner: cc.type === ConfChangeType.AddLearnerNode });
         if (cc.nodeId !== localId) peers.addPeer(cc.nodeId, m.peerUrls);
-        this.o.log(`added member ${idToHex(cc.nodeId)} [${m.peerUrls.join(',')}] to cluster`);
+        const promoted = decodeChangeContext(cc.context).isPromote === true;
+        const urls = m.peerUrls.join(',');
+        this.o.log(promoted ? `promoted learner member ${idToHex(cc.nodeId)} [${urls}] in cluster` : `added member ${idToHex(cc.nodeId)} [${urls}] to cluster`);
         break;
       }
       case ConfChangeType.RemoveNode:

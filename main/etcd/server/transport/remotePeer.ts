@@ -117,7 +117,10 @@ export class RemotePeer {
 
   /** New URLs; reopens the streams on them when `reconnect` (the transport is running). */
   update(urls: string[], reconnect: boolean): void {
-    this.urls = validUrls(urls);
+    const next = validUrls(urls);
+    // The same URLs (a learner's promotion re-adds the member): keep the streams up.
+    if (next.length === this.urls.length && next.every((u, i) => u === this.urls[i])) return;
+    this.urls = next;
     this.urlIndex = 0;
     this.closeClient();
     if (reconnect && !this.stopped) this.start();
