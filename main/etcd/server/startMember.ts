@@ -18,6 +18,7 @@ import { StateMachine } from './stateMachine';
 import { minLeaseTtl } from '../lease/lessor';
 import { EXPIRY_CHECK_MS } from '../lease/leaseRequests';
 import type { MemberConfig } from './types';
+import { loadTlsFiles } from './tlsFiles';
 
 export class Member extends MemberCore {
   /** Resolves once this member's attributes are published (it then serves like etcd's ReadyNotify). */
@@ -60,7 +61,8 @@ export interface StartMemberOptions {
 async function serveClients(member: Member, config: MemberConfig): Promise<{ ports: number[]; close(): Promise<void> }> {
   // Loaded on demand so that an in-process member need not load gRPC.
   const { startClientServer } = await import('../api/index');
-  return startClientServer(member, { listenUrls: config.listenClientUrls, maxRequestBytes: config.maxRequestBytes });
+  const tls = loadTlsFiles(config.clientTls);
+  return startClientServer(member, { listenUrls: config.listenClientUrls, maxRequestBytes: config.maxRequestBytes, ...(tls && { tls }) });
 }
 
 /**
@@ -95,6 +97,7 @@ async function advanceElectionTicks(
 
 export async function startMember(config: MemberConfig, options: StartMemberOptions = {}): Promise<Member> {
   const log = config.logger ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const peerTls = loadTlsFiles(config.peerTls);
   const opened = await openDataDir(config);
   const { id, clusterId, storage, wal, snapshotter } = opened;
   log(`starting member ${idToHex(id)} in cluster ${idToHex(clusterId)}${opened.bootstrapPeers ? '' : opened.remotes ? ' (joining an existing cluster)' : ' (restart)'}`);
@@ -123,6 +126,7 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
     localId: id,
     clusterId,
     listenUrls: config.listenPeerUrls,
+    ...(peerTls && { tls: peerTls }),
     onMessage: (m) => loop.step(m),
     onUnreachable: (peer) => node.reportUnreachable(peer),
     onSnapshotStatus: (peer, ok) => {
