@@ -3,6 +3,7 @@
 // the log once serving, graceful stop and exit 0 on SIGTERM/SIGINT.
 
 import { startMember } from '../../etcd/server/index';
+import { TlsFileError } from '../../etcd/server/tlsFiles';
 import { etcdUsage, FlagError, parseEtcdFlags } from '../etcdFlags';
 import { PILOTHOUSE_VERSION } from './version';
 
@@ -32,7 +33,14 @@ export async function runEtcdCommand(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  const member = await startMember(parsed.config);
+  let member;
+  try {
+    member = await startMember(parsed.config);
+  } catch (err) {
+    if (!(err instanceof TlsFileError)) throw err;
+    process.stderr.write(`etcdmain: ${err.message}\n`);
+    return 1;
+  }
   // A member removed from the cluster stops itself; etcd then exits 0.
   const signal = await Promise.race([signalled, member.closed.then(() => undefined)]);
   if (signal === undefined) return 0;

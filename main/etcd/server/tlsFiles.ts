@@ -5,6 +5,11 @@
 import { readFileSync } from 'node:fs';
 import type { TlsFiles } from './types';
 
+/** A certificate, key or CA file that cannot be read; etcd logs it as "etcdmain: <message>" and exits 1. */
+export class TlsFileError extends Error {
+  override name = 'TlsFileError';
+}
+
 export interface LoadedTls {
   cert: Buffer;
   key: Buffer;
@@ -29,8 +34,9 @@ function readPem(path: string): Buffer {
     return readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`open ${path}: no such file or directory`);
-    if (code === 'EACCES') throw new Error(`open ${path}: permission denied`);
+    if (code === 'ENOENT') throw new TlsFileError(`open ${path}: no such file or directory`);
+    if (code === 'EACCES') throw new TlsFileError(`open ${path}: permission denied`);
+    if (code === 'EISDIR') throw new TlsFileError(`read ${path}: is a directory`);
     throw err;
   }
 }

@@ -121,6 +121,13 @@ describe(`TLS flag errors (${TARGET})`, () => {
     expect(r.stderr).toContain('etcdmain: TLS key/cert (--cert-file, --key-file) must be provided for client url https://127.0.0.1:25010 with HTTPS scheme');
   });
 
+  it('exits 1 naming a certificate file that does not exist', () => {
+    const missing = join(dir, 'missing.crt');
+    const r = run([...client('https'), ...peer('http'), '--cert-file', missing, '--key-file', join(dir, 'missing.key')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`etcdmain: open ${missing}: no such file or directory`);
+  });
+
   it('refuses an https peer URL without --peer-cert-file/--peer-key-file', () => {
     const r = run([...client('http'), ...peer('https')]);
     expect(r.status).toBe(1);
