@@ -54,12 +54,21 @@ interface ClusterClient extends Client {
 }
 let ClusterClientCtor: (new (target: string, creds: ReturnType<typeof credentials.createInsecure>) => ClusterClient) | undefined;
 
+/** With this member's client TLS, https client URLs are called presenting its certificate (as lease forwarding does). */
+function credentialsFor(url: URL, tls: ServiceContext['forwardTls']): ReturnType<typeof credentials.createInsecure> | undefined {
+  if (url.protocol === 'http:') return credentials.createInsecure();
+  if (url.protocol !== 'https:' || tls === undefined) return undefined;
+  const pem = (v: string | Buffer) => (typeof v === 'string' ? Buffer.from(v) : v);
+  return credentials.createSsl(tls.ca === undefined ? null : pem(tls.ca), pem(tls.key), pem(tls.cert));
+}
+
 /** One promote sent to the leader's client URL; Unavailable/DeadlineExceeded come back as undefined (retry). */
-function forwardPromote(url: string, id: bigint, deadline: number): Promise<WireMember[] | undefined> {
+function forwardPromote(url: string, id: bigint, deadline: number, tls: ServiceContext['forwardTls']): Promise<WireMember[] | undefined> {
   const u = new URL(url);
-  if (u.protocol !== 'http:') return Promise.resolve(undefined);
+  const creds = credentialsFor(u, tls);
+  if (creds === undefined) return Promise.resolve(undefined);
   ClusterClientCtor ??= makeClientConstructor(etcdService('Cluster'), 'Cluster') as unknown as typeof ClusterClientCtor;
-  const client = new ClusterClientCtor!(u.host, credentials.createInsecure());
+  const client = new ClusterClientCtor!(u.host, creds);
   return new Promise<WireMember[] | undefined>((resolve, reject) => {
     client.MemberPromote({ ID: id.toString() }, new Metadata(), { deadline }, (err, res) => {
       if (!err) resolve(res?.members ?? []);
@@ -104,7 +113,7 @@ export function clusterService(ctx: ServiceContext): UntypedServiceImplementatio
       const { header, result } = await server.memberPromote(id);
       if ('value' in result) return { header: headerToWire(header, false), members: list(result.value) };
       for (const url of result.forwardTo) {
-        const members = await forwardPromote(url, id, deadline);
+        const members = await forwardPromote(url, id, deadline, ctx.forwardTls);
         if (members !== undefined) return { header: headerToWire(header, false), members };
       }
       await new Promise((r) => setTimeout(r, FORWARD_RETRY_MS));

@@ -98,7 +98,7 @@ async function advanceElectionTicks(
 export async function startMember(config: MemberConfig, options: StartMemberOptions = {}): Promise<Member> {
   const log = config.logger ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const peerTls = loadTlsFiles(config.peerTls);
-  const opened = await openDataDir(config);
+  const opened = await openDataDir(config, peerTls);
   const { id, clusterId, storage, wal, snapshotter } = opened;
   log(`starting member ${idToHex(id)} in cluster ${idToHex(clusterId)}${opened.bootstrapPeers ? '' : opened.remotes ? ' (joining an existing cluster)' : ' (restart)'}`);
 
