@@ -37,9 +37,14 @@ describe('joining a running cluster', () => {
     const leader = members.find((m) => m.member!.id === leaderId)!.member!;
     for (let i = 0; i < 60; i++) await leader.put(putReq(`k${i}`, `v${i}`));
 
-    const { result: added } = await leader.memberAdd([M4_PEER], true);
+    // Proposed on a follower: the ConfChange goes to the leader through Raft.
+    const follower = members.find((m) => m.member!.id !== leaderId)!.member!;
+    const { result: added } = await follower.memberAdd([M4_PEER], true);
     expect(added.member.isLearner).toBe(true);
     expect(added.members.map((m) => m.id)).toContain(added.member.id);
+    // Rejected at apply on every member (one learner at most); the proposer gets the error.
+    await expect(leader.memberAdd(['http://127.0.0.1:25158'], true)).rejects.toThrow('etcdserver: too many learner members in cluster');
+    expect((await follower.memberList()).result).toHaveLength(4);
 
     const joined = await start(m4);
     expect(joined.id).toBe(added.member.id);
