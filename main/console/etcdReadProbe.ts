@@ -4,9 +4,8 @@
 // and the bytes, and any successful RangeResponse is a yes. A linearizable
 // Range goes through ReadIndex, so it succeeds only with a leader and a quorum.
 
-import { isIP } from 'node:net';
-import { checkServerIdentity } from 'node:tls';
 import { Client, credentials, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { hostOfTarget, tlsChannel } from '../common/tlsChannel';
 
 const RANGE_METHOD = '/etcdserverpb.KV/Range';
 const PROBE_KEY = Buffer.from('health');
@@ -49,17 +48,10 @@ export function probeLinearizableRead(endpoint: string, timeoutMs = 2_000, tls?:
   });
 }
 
-/**
- * A TLS client that checks the server certificate against the endpoint's
- * host, as etcdctl does. grpc-js would send an IP address as the TLS server
- * name, which Node warns about (RFC 6066 allows only DNS names there); for
- * an IP endpoint the name sent is "localhost" and the check still uses the IP.
- */
+/** A TLS client that checks the server certificate against the endpoint's host, as etcdctl does. */
 function tlsClient(endpoint: string, tls: ProbeTls): Client {
-  const host = endpoint.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
-  if (isIP(host) === 0) return new Client(endpoint, credentials.createSsl(tls.ca, tls.key, tls.cert));
-  const creds = credentials.createSsl(tls.ca, tls.key, tls.cert, { checkServerIdentity: (_name, cert) => checkServerIdentity(host, cert) });
-  return new Client(endpoint, creds, { 'grpc.ssl_target_name_override': 'localhost' });
+  const ch = tlsChannel(hostOfTarget(endpoint), tls.ca, tls.key, tls.cert);
+  return new Client(endpoint, ch.credentials, ch.options);
 }
 
 /** Polls every `intervalMs` until every endpoint answers or `timeoutMs` passes. */

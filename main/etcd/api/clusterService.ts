@@ -7,7 +7,8 @@
 // /members/promote; the answer is the same) and retries until the request
 // timeout while the leader is unreachable.
 
-import { credentials, makeClientConstructor, Metadata, type Client, type ServiceError, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { makeClientConstructor, type ChannelCredentials, type ChannelOptions, Metadata, type Client, type ServiceError, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { clientUrlChannel } from '../../common/tlsChannel';
 import { EtcdError, Errors, GrpcCode, type GrpcCodeValue } from '../errors';
 import type { EtcdServer, MemberInfo } from '../server/types';
 import { headerToWire, memberToWire } from './convert';
@@ -52,23 +53,15 @@ interface ClusterClient extends Client {
     cb: (err: ServiceError | null, res?: { members: WireMember[] }) => void,
   ): void;
 }
-let ClusterClientCtor: (new (target: string, creds: ReturnType<typeof credentials.createInsecure>) => ClusterClient) | undefined;
-
-/** With this member's client TLS, https client URLs are called presenting its certificate (as lease forwarding does). */
-function credentialsFor(url: URL, tls: ServiceContext['forwardTls']): ReturnType<typeof credentials.createInsecure> | undefined {
-  if (url.protocol === 'http:') return credentials.createInsecure();
-  if (url.protocol !== 'https:' || tls === undefined) return undefined;
-  const pem = (v: string | Buffer) => (typeof v === 'string' ? Buffer.from(v) : v);
-  return credentials.createSsl(tls.ca === undefined ? null : pem(tls.ca), pem(tls.key), pem(tls.cert));
-}
+let ClusterClientCtor: (new (target: string, creds: ChannelCredentials, options: ChannelOptions) => ClusterClient) | undefined;
 
 /** One promote sent to the leader's client URL; Unavailable/DeadlineExceeded come back as undefined (retry). */
 function forwardPromote(url: string, id: bigint, deadline: number, tls: ServiceContext['forwardTls']): Promise<WireMember[] | undefined> {
-  const u = new URL(url);
-  const creds = credentialsFor(u, tls);
-  if (creds === undefined) return Promise.resolve(undefined);
+  // With this member's client TLS, https client URLs are called presenting its certificate (as lease forwarding does).
+  const ch = clientUrlChannel(url, tls);
+  if (ch === undefined) return Promise.resolve(undefined);
   ClusterClientCtor ??= makeClientConstructor(etcdService('Cluster'), 'Cluster') as unknown as typeof ClusterClientCtor;
-  const client = new ClusterClientCtor!(u.host, creds);
+  const client = new ClusterClientCtor!(ch.target, ch.credentials, ch.options);
   return new Promise<WireMember[] | undefined>((resolve, reject) => {
     client.MemberPromote({ ID: id.toString() }, new Metadata(), { deadline }, (err, res) => {
       if (!err) resolve(res?.members ?? []);

@@ -9,7 +9,8 @@
 // fails with Unavailable (leader down, connection refused) is reported as
 // retryable so the caller can ask the member for the leader again.
 
-import { credentials, makeClientConstructor, Metadata, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import { makeClientConstructor, Metadata, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import { clientUrlChannel, type ClientPem } from '../../common/tlsChannel';
 import { EtcdError, GrpcCode, type GrpcCodeValue } from '../errors';
 import { etcdService } from './protos';
 
@@ -34,7 +35,7 @@ interface LeaseClient extends Client {
 /** A forward that may succeed against the leader later (or another of its URLs). */
 export class RetryableForwardError extends Error {}
 
-let LeaseClientCtor: (new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => LeaseClient) | undefined;
+let LeaseClientCtor: (new (address: string, creds: ChannelCredentials, options: ChannelOptions) => LeaseClient) | undefined;
 
 function clientConstructor() {
   LeaseClientCtor ??= makeClientConstructor(etcdService('Lease'), 'Lease') as unknown as typeof LeaseClientCtor;
@@ -46,19 +47,8 @@ function toError(err: ServiceError): Error {
   return new EtcdError(err.code as GrpcCodeValue, err.details);
 }
 
-/** "http://127.0.0.1:2379" → "127.0.0.1:2379"; https only when this member has client TLS to call it with. */
-export function grpcTarget(url: string, tls = false): string | undefined {
-  const u = new URL(url);
-  if (u.protocol !== 'http:' && !(tls && u.protocol === 'https:')) return undefined;
-  return u.host;
-}
-
 /** PEM material for calling https client URLs: the CA to verify with, the certificate to present. */
-export interface ForwardTls {
-  cert: string | Buffer;
-  key: string | Buffer;
-  ca?: string | Buffer;
-}
+export type ForwardTls = ClientPem;
 
 export class LeaseForwarder {
   private readonly clients = new Map<string, { client: LeaseClient; timer: NodeJS.Timeout }>();
@@ -103,19 +93,13 @@ export class LeaseForwarder {
     this.clients.clear();
   }
 
-  private credentialsFor(url: string): ReturnType<typeof credentials.createInsecure> {
-    const t = this.tls;
-    if (t === undefined || !url.startsWith('https:')) return credentials.createInsecure();
-    const pem = (v: string | Buffer) => (typeof v === 'string' ? Buffer.from(v) : v);
-    return credentials.createSsl(t.ca === undefined ? null : pem(t.ca), pem(t.key), pem(t.cert));
-  }
-
   private client(url: string): LeaseClient {
-    const target = grpcTarget(url, this.tls !== undefined);
-    if (target === undefined) throw new RetryableForwardError(`cannot forward to ${url}`);
+    const ch = clientUrlChannel(url, this.tls);
+    if (ch === undefined) throw new RetryableForwardError(`cannot forward to ${url}`);
+    const target = ch.target;
     const existing = this.clients.get(target);
     if (existing !== undefined) clearTimeout(existing.timer);
-    const client = existing?.client ?? new (clientConstructor())(target, this.credentialsFor(url));
+    const client = existing?.client ?? new (clientConstructor())(target, ch.credentials, ch.options);
     const timer = setTimeout(() => {
       this.clients.delete(target);
       client.close();

@@ -10,7 +10,7 @@
 import { Client, Metadata, status, type sendUnaryData, type ServerUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import type { MemberId } from '../../raft/types';
 import { deserializeBytes, serializeBytes } from './peerProtocol';
-import { channelCredentialsFor, parsePeerUrl, type PeerTlsOptions } from './peerUrls';
+import { channelFor, parsePeerUrl, type PeerTlsOptions } from './peerUrls';
 
 export const MEMBERS_PATH = '/raftpb.Peer/Members';
 
@@ -111,7 +111,8 @@ export function membersHandler(view: () => ClusterView) {
 /** Asks one peer URL for its cluster (etcd's getClusterFromRemotePeers, one URL). */
 export function fetchClusterView(url: string, timeoutMs: number, tls?: PeerTlsOptions): Promise<ClusterView> {
   const addr = parsePeerUrl(url);
-  const client = new Client(addr.target, channelCredentialsFor(addr, tls));
+  const ch = channelFor(addr, tls);
+  const client = new Client(addr.target, ch.credentials, ch.options);
   return new Promise<ClusterView>((resolve, reject) => {
     client.makeUnaryRequest<Uint8Array, Buffer>(
       MEMBERS_PATH,

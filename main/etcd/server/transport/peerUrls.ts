@@ -5,6 +5,7 @@
 // the command-line parser reads into PeerTlsOptions.
 
 import { ChannelCredentials, ServerCredentials } from '@grpc/grpc-js';
+import { hostOfTarget, tlsChannel, type TlsChannel } from '../../../common/tlsChannel';
 
 export interface PeerTlsOptions {
   /** PEM certificate chain this member presents (as server and as client). */
@@ -49,8 +50,9 @@ export function serverCredentialsFor(addr: PeerAddress, tls: PeerTlsOptions | un
   return ServerCredentials.createSsl(t.ca ?? null, [{ cert_chain: t.cert, private_key: t.key }], t.clientCertAuth ?? false);
 }
 
-export function channelCredentialsFor(addr: PeerAddress, tls: PeerTlsOptions | undefined): ChannelCredentials {
-  if (!addr.secure) return ChannelCredentials.createInsecure();
+/** Credentials plus the channel options they need (the TLS server name for IP targets). */
+export function channelFor(addr: PeerAddress, tls: PeerTlsOptions | undefined): TlsChannel {
+  if (!addr.secure) return { credentials: ChannelCredentials.createInsecure(), options: {} };
   const t = needTls(tls, addr.url);
-  return ChannelCredentials.createSsl(t.ca ?? null, t.key, t.cert);
+  return tlsChannel(hostOfTarget(addr.target), t.ca ?? null, t.key, t.cert);
 }

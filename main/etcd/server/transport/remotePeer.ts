@@ -22,7 +22,7 @@ import {
   REMOVED_MEMBER_DETAILS,
   serializeBytes,
 } from './peerProtocol';
-import { channelCredentialsFor, parsePeerUrl, type PeerTlsOptions } from './peerUrls';
+import { channelFor, parsePeerUrl, type PeerTlsOptions } from './peerUrls';
 import { encodeMessage } from './raftpbCodec';
 
 export interface RemotePeerContext {
@@ -162,7 +162,8 @@ export class RemotePeer {
   private currentClient(): Client {
     if (!this.client) {
       const addr = parsePeerUrl(this.urls[this.urlIndex % this.urls.length]!);
-      this.client = new Client(addr.target, channelCredentialsFor(addr, this.ctx.tls), CHANNEL_OPTIONS);
+      const ch = channelFor(addr, this.ctx.tls);
+      this.client = new Client(addr.target, ch.credentials, { ...CHANNEL_OPTIONS, ...ch.options });
     }
     return this.client;
   }
