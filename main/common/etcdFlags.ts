@@ -9,6 +9,7 @@
 //   - failed validation: exit 1, "error verifying flags, ... See 'etcd --help'.".
 
 import type { MemberConfig, TlsFiles } from '../etcd/server/types';
+import type { AutoCompactionConfig } from '../etcd/server/autoCompactor';
 
 export const DEFAULT_NAME = 'default';
 /** embed.maxElectionMs: etcd rejects longer election timeouts. */
@@ -60,6 +61,9 @@ const FLAGS: Record<string, FlagSpec> = {
   'max-snapshots': { kind: 'uint', default: '5', ignored: true },
   'max-wals': { kind: 'uint', default: '5', ignored: true },
   'strict-reconfig-check': { kind: 'bool', default: 'true' },
+  // History compaction (embed.Config AutoCompactionMode / AutoCompactionRetention).
+  'auto-compaction-mode': { kind: 'string', default: 'periodic' },
+  'auto-compaction-retention': { kind: 'string', default: '0' },
 };
 
 /** Default quota when --quota-backend-bytes is 0 (etcd's DefaultQuotaBytes). */
@@ -186,6 +190,8 @@ export function parseEtcdFlags(
     throw verifyError('--advertise-client-urls is required when --listen-client-urls is set explicitly');
   }
 
+  const autoCompaction = autoCompactionConfig(get('auto-compaction-mode'), get('auto-compaction-retention'), env);
+
   const clientTls = tlsFiles(get('cert-file'), get('key-file'), get('trusted-ca-file'), get('client-cert-auth'));
   const peerTls = tlsFiles(get('peer-cert-file'), get('peer-key-file'), get('peer-trusted-ca-file'), get('peer-client-cert-auth'));
   checkHttpsHasTls(splitUrls(get('listen-peer-urls')), peerTls, splitUrls(get('listen-client-urls')), clientTls);
@@ -211,8 +217,63 @@ export function parseEtcdFlags(
     strictReconfigCheck: /^(1|t|true|TRUE|True|T)$/.test(get('strict-reconfig-check')),
     ...(clientTls && { clientTls }),
     ...(peerTls && { peerTls }),
+    ...(autoCompaction && { autoCompaction }),
   };
   return { kind: 'run', config, warnings };
+}
+
+/**
+ * --auto-compaction-mode / --auto-compaction-retention as etcd 3.4 checks
+ * them: embed.Config.Validate rejects an unknown mode; parseCompactionRetention
+ * (embed.StartEtcd) reads a plain non-negative integer as hours (periodic) or
+ * revisions (revision), anything else as a Go duration. Retention 0: off.
+ * PILOTHOUSE_AUTO_COMPACTION_INTERVAL_MS (test-only, not etcd's) replaces the
+ * revision mode's fixed 5-minute interval.
+ */
+function autoCompactionConfig(mode: string, retention: string, env: NodeJS.ProcessEnv): AutoCompactionConfig | undefined {
+  if (mode !== '' && mode !== 'periodic' && mode !== 'revision') throw verifyError(`unknown auto-compaction-mode "${mode}"`);
+  const effectiveMode = mode === 'revision' ? 'revision' : 'periodic';
+  // etcd reads an empty retention as "0".
+  if (retention === '') return undefined;
+  let value: number;
+  if (/^[-+]?\d+$/.test(retention) && Number(retention) >= 0) {
+    value = effectiveMode === 'revision' ? Number(retention) : Number(retention) * 3_600_000;
+  } else {
+    const parsed = parseGoDurationStrict(retention);
+    if (typeof parsed === 'string') throw new FlagError(`error parsing CompactionRetention: ${parsed}`, 1, false, 'etcdmain: ');
+    // A duration in revision mode counts nanoseconds as revisions, as etcd does.
+    value = effectiveMode === 'revision' ? Math.round(parsed * 1e6) : parsed;
+  }
+  if (!(value > 0)) return undefined;
+  const interval = Number(env.PILOTHOUSE_AUTO_COMPACTION_INTERVAL_MS);
+  return { mode: effectiveMode, retention: value, ...(interval > 0 && { revisionIntervalMs: interval }) };
+}
+
+/** Go's time.ParseDuration in milliseconds, or its error text ('time: invalid duration "bad"'). */
+export function parseGoDurationStrict(orig: string): number | string {
+  let s = orig;
+  let neg = false;
+  if (s !== '' && (s[0] === '-' || s[0] === '+')) {
+    neg = s[0] === '-';
+    s = s.slice(1);
+  }
+  if (s === '0') return 0;
+  const invalid = `time: invalid duration "${orig}"`;
+  if (s === '') return invalid;
+  let total = 0;
+  while (s !== '') {
+    const num = /^(\d*)(?:\.(\d*))?/.exec(s)!;
+    const digits = num[1]! + (num[2] ?? '');
+    if (num[0] === '' || digits === '') return invalid;
+    s = s.slice(num[0].length);
+    const unit = /^[^\d.]*/.exec(s)![0];
+    if (unit === '') return `time: missing unit in duration "${orig}"`;
+    const scale = DURATION_UNIT_MS[unit];
+    if (scale === undefined) return `time: unknown unit "${unit}" in duration "${orig}"`;
+    s = s.slice(unit.length);
+    total += Number(`${num[1] || '0'}.${num[2] ?? ''}0`) * scale;
+  }
+  return neg ? -total : total;
 }
 
 /** etcd's TLSInfo: "empty" (no TLS) when neither the certificate nor the key was given. */

@@ -19,6 +19,7 @@ import { minLeaseTtl } from '../lease/lessor';
 import { EXPIRY_CHECK_MS } from '../lease/leaseRequests';
 import type { MemberConfig } from './types';
 import { loadTlsFiles } from './tlsFiles';
+import { startAutoCompactor } from './autoCompactor';
 
 export class Member extends MemberCore {
   /** Resolves once this member's attributes are published (it then serves like etcd's ReadyNotify). */
@@ -183,6 +184,8 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
   await transport.start();
   // The leader revokes expired leases (etcd's lessor runLoop period).
   const leaseTimer = setInterval(() => member.leaseRequests.revokeExpired(), EXPIRY_CHECK_MS);
+  // The leader compacts history (--auto-compaction-*); followers' compactor stays idle.
+  const autoCompactor = startAutoCompactor(config, member, sm, loop, log);
   const timer = setInterval(() => {
     loop.tick();
     member.onTimer();
@@ -201,6 +204,7 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
   } catch (err) {
     clearInterval(timer);
     clearInterval(leaseTimer);
+    autoCompactor?.stop();
     member.stopRequests();
     await loop.stop();
     await transport.stop();
@@ -213,6 +217,7 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
     if (await loop.transferLeadership(2 * config.electionTimeout)) log('leadership transferred before stopping');
     clearInterval(timer);
     clearInterval(leaseTimer);
+    autoCompactor?.stop();
     member.stopRequests();
     await client.close();
     await loop.stop();

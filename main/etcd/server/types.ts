@@ -3,6 +3,7 @@
 // implements it. Watch, Lease, the rest of Maintenance and Cluster, and auth
 // are added here as they land (E2).
 
+import type { AutoCompactionConfig } from './autoCompactor';
 import type { Registry } from 'prom-client';
 import type { MemberId } from '../raft/types';
 import type {
@@ -64,6 +65,8 @@ export interface MemberConfig {
   clientTls?: TlsFiles;
   /** --peer-cert-file, --peer-key-file, --peer-trusted-ca-file, --peer-client-cert-auth; absent: no peer TLS. */
   peerTls?: TlsFiles;
+  /** --auto-compaction-mode / --auto-compaction-retention; absent: retention 0, no auto-compaction. */
+  autoCompaction?: AutoCompactionConfig;
 }
 
 /** etcd's transport.TLSInfo as flags give it: PEM file paths ('' when not given). */

@@ -140,4 +140,53 @@ describe('parseEtcdFlags', () => {
     const err = failure([], { ETCD_HEARTBEAT_INTERVAL: 'x' });
     expect(err.message).toBe(`error verifying flags, invalid value "x" for ETCD_HEARTBEAT_INTERVAL: parse error. See 'etcd --help'.`);
   });
+
+  describe('auto-compaction', () => {
+    it('is off by default and with retention 0', () => {
+      expect(run([]).config.autoCompaction).toBeUndefined();
+      expect(run(['--auto-compaction-mode=revision', '--auto-compaction-retention=0']).config.autoCompaction).toBeUndefined();
+      expect(run(['--auto-compaction-retention=0s']).config.autoCompaction).toBeUndefined();
+      expect(run(['--auto-compaction-retention=']).config.autoCompaction).toBeUndefined();
+    });
+
+    it('periodic (default mode): a plain number is hours, otherwise a Go duration', () => {
+      expect(run(['--auto-compaction-retention=1']).config.autoCompaction).toEqual({ mode: 'periodic', retention: 3_600_000 });
+      expect(run(['--auto-compaction-retention', '30m']).config.autoCompaction).toEqual({ mode: 'periodic', retention: 1_800_000 });
+      expect(run(['--auto-compaction-mode=periodic', '--auto-compaction-retention=1h30m']).config.autoCompaction).toEqual({
+        mode: 'periodic',
+        retention: 5_400_000,
+      });
+      expect(run([], { ETCD_AUTO_COMPACTION_RETENTION: '2.5s' }).config.autoCompaction).toEqual({ mode: 'periodic', retention: 2500 });
+    });
+
+    it('revision: a plain number of revisions; the test-only interval comes from PILOTHOUSE_AUTO_COMPACTION_INTERVAL_MS', () => {
+      expect(run(['--auto-compaction-mode=revision', '--auto-compaction-retention=1000']).config.autoCompaction).toEqual({
+        mode: 'revision',
+        retention: 1000,
+      });
+      const env = { PILOTHOUSE_AUTO_COMPACTION_INTERVAL_MS: '200' };
+      expect(run(['--auto-compaction-mode', 'revision', '--auto-compaction-retention', '10'], env).config.autoCompaction).toEqual({
+        mode: 'revision',
+        retention: 10,
+        revisionIntervalMs: 200,
+      });
+    });
+
+    // Texts and exit codes as Debian's etcd 3.4 prints them.
+    const bad = [
+      { argv: ['--auto-compaction-mode=foo'], message: `error verifying flags, unknown auto-compaction-mode "foo". See 'etcd --help'.` },
+      { argv: ['--auto-compaction-retention=bad'], message: 'error parsing CompactionRetention: time: invalid duration "bad"' },
+      { argv: ['--auto-compaction-retention=-1'], message: 'error parsing CompactionRetention: time: missing unit in duration "-1"' },
+      { argv: ['--auto-compaction-retention=1x'], message: 'error parsing CompactionRetention: time: unknown unit "x" in duration "1x"' },
+      { argv: ['--auto-compaction-retention=.h'], message: 'error parsing CompactionRetention: time: invalid duration ".h"' },
+    ];
+    for (const c of bad) {
+      it(`rejects ${c.argv.join(' ')} as etcd does`, () => {
+        const err = failure(c.argv);
+        expect(err.logPrefix + err.message).toBe(`etcdmain: ${c.message}`);
+        expect(err.exitCode).toBe(1);
+        expect(err.showUsage).toBe(false);
+      });
+    }
+  });
 });
