@@ -56,7 +56,15 @@ export async function startCluster(impl, program, base) {
   try {
     await waitReady(endpoints, 30_000);
   } catch (err) {
+    const tails = members.map((m) => {
+      try {
+        return `--- ${m.name}.log (tail)\n${readFileSync(join(dir, `${m.name}.log`), 'utf8').split('\n').slice(-8).join('\n')}`;
+      } catch {
+        return '';
+      }
+    });
     await stop();
+    err.message += `\n${tails.join('\n')}`;
     throw err;
   }
   return { impl, endpoints, pids: children.map((c) => c.pid), stop };

@@ -6,14 +6,10 @@
 // BENCH_SECONDS (default 10) bounds each phase; BENCH_MAX_OPS (default 50000) too.
 // BENCH_IMPLS=etcd runs only etcd (used to validate the generator).
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { join, resolve } from 'node:path';
-import { programFor, rssKiB, startCluster } from './cluster.mjs';
+import { rssKiB } from './cluster.mjs';
+import { fmt, machine, selectedImpls, withCluster, writeResults } from './common.mjs';
 import { runPhase } from './load.mjs';
 
-const root = resolve(import.meta.dirname, '../..');
-const CLI_JS = join(root, 'out/main/cli.js');
 const PHASES = [
   { kind: 'put', concurrency: 1 },
   { kind: 'put', concurrency: 16 },
@@ -23,20 +19,14 @@ const PHASES = [
 // Below Linux's ephemeral port range (32768+).
 const PORT_BASE = { pilothouse: 25000, etcd: 25100 };
 
-function fmt(n, digits = 1) {
-  return Number.isFinite(n) ? n.toFixed(digits) : '–';
-}
-
 export async function run() {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const maxOps = Number(process.env.BENCH_MAX_OPS ?? 50_000);
-  const impls = (process.env.BENCH_IMPLS ?? 'pilothouse,etcd').split(',').filter((i) => i !== 'etcd' || existsSync('/usr/bin/etcd'));
+  const impls = selectedImpls();
   const results = {};
   let idleRss;
   for (const impl of impls) {
-    process.stdout.write(`bench: starting ${impl} 3-member cluster\n`);
-    const cluster = await startCluster(impl, programFor(impl, CLI_JS), PORT_BASE[impl]);
-    try {
+    await withCluster(impl, PORT_BASE[impl], async (cluster) => {
       await new Promise((r) => setTimeout(r, 2_000));
       const rss = cluster.pids.map(rssKiB).filter((x) => x !== undefined);
       if (impl === 'pilothouse') idleRss = { perMemberKiB: rss, maxMiB: Math.max(...rss) / 1024 };
@@ -46,9 +36,7 @@ export async function run() {
         process.stdout.write(`bench: ${impl} ${phase.kind} c=${phase.concurrency}: ${fmt(r.throughput, 0)} ops/s p50 ${fmt(r.p50Ms, 2)} ms p99 ${fmt(r.p99Ms, 2)} ms (${r.errors} errors)\n`);
         results[impl].phases.push(r);
       }
-    } finally {
-      await cluster.stop();
-    }
+    });
   }
 
   const header = '| phase | clients | Pilothouse ops/s | p50 ms | p99 ms | etcd ops/s | p50 ms | p99 ms | throughput ratio P/etcd |';
@@ -61,12 +49,10 @@ export async function run() {
       `| ${phase.kind === 'put' ? 'put 256 B' : 'get (linearizable)'} | ${phase.concurrency} | ${fmt(p?.throughput, 0)} | ${fmt(p?.p50Ms, 2)} | ${fmt(p?.p99Ms, 2)} | ${fmt(e?.throughput, 0)} | ${fmt(e?.p50Ms, 2)} | ${fmt(e?.p99Ms, 2)} | ${fmt(ratio, 2)} |`,
     );
   });
-  const date = new Date().toISOString().replace(/[:.]/g, '-');
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`;
   const md = [
     `# etcd benchmark ${new Date().toISOString()}`,
     '',
-    `Machine: ${machine}. Each phase ≤ ${seconds} s and ≤ ${maxOps} requests; 3 members on loopback; etcd3 npm client.`,
+    `Machine: ${machine()}. Each phase ≤ ${seconds} s and ≤ ${maxOps} requests; 3 members on loopback; etcd3 npm client.`,
     '',
     ...lines,
     '',
@@ -74,9 +60,5 @@ export async function run() {
     results.etcd ? `Idle RSS of an etcd member (KiB): ${results.etcd.idleRssKiB.join(', ')}.` : 'etcd not measured (/usr/bin/etcd missing or excluded).',
     '',
   ].join('\n');
-  const dir = join(root, 'bench/results');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `etcd-${date}.json`), JSON.stringify({ date, machine, seconds, maxOps, idleRss, results }, null, 2));
-  writeFileSync(join(dir, `etcd-${date}.md`), md);
-  process.stdout.write(`\n${md}\nbench: wrote bench/results/etcd-${date}.{json,md}\n`);
+  writeResults('etcd', { seconds, maxOps, idleRss, results }, md);
 }

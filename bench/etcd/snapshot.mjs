@@ -1,0 +1,121 @@
+// `npm run bench -- snapshot`: fills a keyspace (default 25,600 keys × 4 KiB
+// = 100 MiB of values) with 32 puts in flight over 4 connections, stopping
+// early after BENCH_FILL_SECONDS (60) of writing, then times Debian's
+// `etcdctl --endpoints <member 1> snapshot save <file>` (ETCDCTL_API=3) and
+// reports seconds and file size, for Pilothouse and etcd 3.4. The snapshot is
+// killed after BENCH_SNAPSHOT_TIMEOUT (120) s.
+// BENCH_KEYS (25600), BENCH_VALUE_BYTES (4096) tune the keyspace.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Etcd3 } from 'etcd3';
+import { fmt, selectedImpls, withCluster, writeResults } from './common.mjs';
+
+const PORT_BASE = { pilothouse: 25400, etcd: 25500 };
+const ETCDCTL = '/usr/bin/etcdctl';
+const MiB = 1024 * 1024;
+
+async function fill(endpoints, { keys, valueBytes, fillSeconds }) {
+  const clients = Array.from({ length: 4 }, (_, i) => new Etcd3({ hosts: [endpoints[i % endpoints.length]], dialTimeout: 2_000 }));
+  const value = Buffer.alloc(valueBytes, 's');
+  let next = 0;
+  let written = 0;
+  let errors = 0;
+  const start = performance.now();
+  const deadline = start + fillSeconds * 1000;
+  const worker = async (w) => {
+    const client = clients[w % clients.length];
+    while (next < keys && performance.now() < deadline && errors < 100) {
+      const n = next++;
+      try {
+        await client.put(`snapbench/${String(n).padStart(6, '0')}`).value(value);
+        written++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: 32 }, (_, w) => worker(w)));
+  } finally {
+    for (const c of clients) c.close();
+  }
+  const seconds = (performance.now() - start) / 1000;
+  return { keysWritten: written, putErrors: errors, fillSeconds: seconds, valueMiB: (written * valueBytes) / MiB, putsPerSecond: written / seconds };
+}
+
+function snapshotSave(endpoint, file, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(ETCDCTL, ['--endpoints', endpoint, '--command-timeout', `${Math.ceil(timeoutMs / 1000)}s`, 'snapshot', 'save', file], {
+      env: { ...process.env, ETCDCTL_API: '3' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => (clearTimeout(timer), reject(err)));
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      const seconds = (performance.now() - start) / 1000;
+      if (code !== 0) reject(new Error(`etcdctl snapshot save exited ${code ?? signal}: ${out.trim()}`));
+      else resolve({ seconds, output: out.trim() });
+    });
+  });
+}
+
+export async function run() {
+  const opts = {
+    keys: Number(process.env.BENCH_KEYS ?? 25_600),
+    valueBytes: Number(process.env.BENCH_VALUE_BYTES ?? 4096),
+    fillSeconds: Number(process.env.BENCH_FILL_SECONDS ?? 60),
+    snapshotTimeoutSeconds: Number(process.env.BENCH_SNAPSHOT_TIMEOUT ?? 120),
+  };
+  const results = {};
+  for (const impl of selectedImpls()) {
+    results[impl] = await withCluster(impl, PORT_BASE[impl], async (cluster) => {
+      const f = await fill(cluster.endpoints, opts);
+      process.stdout.write(`bench: ${impl} filled ${f.keysWritten} keys (${fmt(f.valueMiB, 1)} MiB of values) in ${fmt(f.fillSeconds, 1)} s, ${f.putErrors} errors\n`);
+      const dir = mkdtempSync(join(tmpdir(), 'pilothouse-bench-snap-'));
+      try {
+        const file = join(dir, 'snap.db');
+        const s = await snapshotSave(cluster.endpoints[0], file, opts.snapshotTimeoutSeconds * 1000);
+        const bytes = statSync(file).size;
+        process.stdout.write(`bench: ${impl} snapshot save: ${fmt(s.seconds, 2)} s, ${fmt(bytes / MiB, 1)} MiB\n`);
+        return { ...f, endpoint: cluster.endpoints[0], snapshotSeconds: s.seconds, snapshotBytes: bytes, snapshotMiB: bytes / MiB, snapshotMiBps: bytes / MiB / s.seconds, etcdctlOutput: s.output };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+  const p = results.pilothouse;
+  const e = results.etcd;
+  const row = (label, key, digits, ratio = true) =>
+    `| ${label} | ${fmt(p?.[key], digits)} | ${fmt(e?.[key], digits)} | ${ratio && p && e ? fmt(p[key] / e[key], 2) : '–'} |`;
+  const short = [p, e].filter(Boolean).filter((r) => r.keysWritten < opts.keys);
+  const md = [
+    `# snapshot benchmark ${new Date().toISOString()}`,
+    '',
+    `Keyspace: up to ${opts.keys} keys × ${opts.valueBytes} B values (${fmt((opts.keys * opts.valueBytes) / MiB, 0)} MiB), 32 puts in flight over 4 connections, ` +
+      `at most ${opts.fillSeconds} s of writes; then \`${ETCDCTL} --endpoints <member 1> snapshot save\` (ETCDCTL_API=3), wall-clock including etcdctl's start and its hash check.`,
+    short.length
+      ? `Not the full keyspace: the ${opts.fillSeconds} s write bound stopped the fill early (see keys written), so each snapshot is of what fit.`
+      : 'The full keyspace was written on both.',
+    '',
+    '| | Pilothouse | etcd 3.4 | ratio P/etcd |',
+    '|---|---|---|---|',
+    row('keys written', 'keysWritten', 0, false),
+    row('values MiB', 'valueMiB', 1, false),
+    row('fill puts/s', 'putsPerSecond', 0),
+    row('snapshot save s', 'snapshotSeconds', 2),
+    row('snapshot file MiB', 'snapshotMiB', 1),
+    row('snapshot MiB/s', 'snapshotMiBps', 1),
+    '',
+    e ? '' : 'etcd not measured (/usr/bin/etcd missing or excluded).',
+  ].join('\n');
+  writeResults('snapshot', { opts, results }, md);
+}
