@@ -17,7 +17,7 @@ const PHASES = [
   { kind: 'get', concurrency: 16 },
 ];
 // Below Linux's ephemeral port range (32768+).
-const PORT_BASE = { pilothouse: 25000, etcd: 25100 };
+const PORT_BASE = { pilothouse: 27000, etcd: 27100 };
 
 export async function run() {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { Etcd3 } from 'etcd3';
 import { fmt, selectedImpls, withCluster, writeResults } from './common.mjs';
 
-const PORT_BASE = { pilothouse: 25400, etcd: 25500 };
+const PORT_BASE = { pilothouse: 27400, etcd: 27500 };
 const ETCDCTL = '/usr/bin/etcdctl';
 const MiB = 1024 * 1024;
 

@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { Etcd3 } from 'etcd3';
 import { fmt, selectedImpls, withCluster, writeResults } from './common.mjs';
 
-const PORT_BASE = { pilothouse: 25200, etcd: 25300 };
+const PORT_BASE = { pilothouse: 27200, etcd: 27300 };
 const PREFIX = 'wbench/';
 // Latency histogram: 0.1 ms buckets up to 60 s, plus the exact maximum.
 const BUCKET_MS = 0.1;

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etcdPackageDefinition } from '../../../main/etcd/api/protos';
 import { memberLogTails, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
 
-/** This file's port range (26100–26199; 25400–25599 is bench/etcd/snapshot.mjs's). */
+/** This file's port range: 26100–26199. */
 const PORT_BASE = 26100;
 const PREFIX = 'wc/';
 const PREFIX_END = 'wc0';

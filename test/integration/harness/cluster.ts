@@ -37,6 +37,10 @@ export const PORTS = {
   up: 24600,
   tls: 25000,
 } as const;
+// Other files keep their base beside their tests: membership 25100,
+// autoCompaction 25300, lease 24800, watch 24700, maintenance 24900,
+// watchChaos 26100. The benchmarks (bench/etcd/*.mjs) use 27000–27599, so a
+// bench run never collides with a test run.
 
 export function programFor(impl: Impl): Program {
   if (impl === 'etcd') return { command: ETCD_BINARY, args: [] };
