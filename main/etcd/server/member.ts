@@ -1,13 +1,10 @@
 // One running etcd member: the EtcdServer the gRPC layer calls, on top of the
 // Raft loop (raftLoop.ts) and the state machine (stateMachine.ts).
 //
-// Writes (etcd: v3_server.go processInternalRaftRequestOnce): encode with a
-// fresh id, register a waiter, propose; the member that registered the id
-// resolves it when the entry is applied. A proposal Raft cannot take now (no
-// leader, leader transfer) waits in `unproposed` and is retried when a leader
-// is known, so a leaderless follower blocks until the request timeout as
-// etcd's does. Reads: serializable from local state at once; linearizable
-// after a batched ReadIndex round (linearizableReads.ts).
+// Writes go through the proposal pipeline (proposals.ts): a waiter per
+// request id, resolved when the entry is applied. Reads: serializable from
+// local state at once; linearizable after a batched ReadIndex round
+// (linearizableReads.ts).
 //
 // Time: one interval per member ticks Raft and checks every deadline.
 
@@ -25,7 +22,6 @@ import type {
   TxnRequest,
   TxnResult,
 } from '../mvcc/types';
-import { ErrProposalDropped } from '../raft/errors';
 import type { HardState, MemberId, ReadState, SoftState } from '../raft/types';
 import { captureSnapshotBody } from '../snapshot/capture';
 import { DbSpace } from './dbSpace';
@@ -34,25 +30,21 @@ import { LeaseRequests } from '../lease/leaseRequests';
 import type { LeaseId } from '../mvcc/types';
 import { IdGenerator } from './idGenerator';
 import { idToHex } from './ids';
-import { encodeInternalRequest, type InternalRequest } from './internalRequest';
 import { LinearizableReads } from './linearizableReads';
 import type { MemberMetrics } from './metrics';
 import type { RaftLoop } from './raftLoop';
 import type { StateMachine } from './stateMachine';
 import type { AtLeader, EtcdServer, LeaseTimeToLive, MemberConfig, MemberInfo, ResponseHeader, StatusInfo, WithHeader } from './types';
-import { WaitRegistry } from './wait';
+import { Proposals, type RequestBody } from './proposals';
 import { WatchableStore } from '../watch/watchableStore';
 import { registerWatchMetrics } from '../watch/watchMetrics';
 import { MembershipChanges, PeerActivity } from './membershipChanges';
 import type { ConfChange } from '../raft/types';
 
-/** etcd's maxGapBetweenApplyAndCommitIndex. */
-const MAX_APPLY_GAP = 5000;
 /** Resend period of a ReadIndex that got no answer (etcd 3.5 readIndexRetryTime). */
 const READ_INDEX_RETRY_MS = 500;
 export const SERVER_VERSION = '3.4.23';
 
-type RequestBody = InternalRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
 function isReadOnlyOps(ops: RequestOp[]): boolean {
   return ops.every((op) => 'range' in op || ('txn' in op && isReadOnlyTxn(op.txn)));
@@ -64,13 +56,11 @@ export function isReadOnlyTxn(t: TxnRequest): boolean {
 
 export class MemberCore implements EtcdServer {
   readonly metrics: Registry;
-  private readonly waits = new WaitRegistry<unknown>();
+  private readonly proposals: Proposals;
   private readonly reads: LinearizableReads;
   private readonly ids: IdGenerator;
   private readonly reqTimeoutMs: number;
-  private unproposed: { id: bigint; data: Uint8Array }[] = [];
   private term: number;
-  private leaderElectedAt = 0;
   private stopped = false;
   /** Lease grant/revoke/keep-alive/time-to-live and expiry (../lease/leaseRequests.ts). */
   readonly leaseRequests: LeaseRequests;
@@ -97,6 +87,15 @@ export class MemberCore implements EtcdServer {
     this.ids = new IdGenerator(id, Date.now());
     // etcd ReqTimeout: 5 s plus two election timeouts.
     this.reqTimeoutMs = 5000 + 2 * config.electionTimeout;
+    this.proposals = new Proposals({
+      loop,
+      ids: this.ids,
+      metrics: memberMetrics,
+      maxRequestBytes: config.maxRequestBytes,
+      requestTimeoutMs: this.reqTimeoutMs,
+      electionTimeoutMs: config.electionTimeout,
+      heartbeatMs: config.heartbeatInterval,
+    });
     this.leaseRequests = new LeaseRequests({
       lessor: () => this.sm.lessor,
       isLeader: () => this.loop.isLeader,
@@ -140,9 +139,8 @@ export class MemberCore implements EtcdServer {
 
   onLeaderChange(previous: MemberId, soft: SoftState): void {
     if (soft.lead !== 0n) {
-      this.leaderElectedAt = Date.now();
       this.log(`raft.node: ${idToHex(this.id)} elected leader ${idToHex(soft.lead)} at term ${this.term}`);
-      this.flushUnproposed();
+      this.proposals.onLeaderElected(Date.now());
     } else {
       this.log(`raft.node: ${idToHex(this.id)} lost leader ${idToHex(previous)} at term ${this.term}`);
     }
@@ -168,29 +166,21 @@ export class MemberCore implements EtcdServer {
   }
 
   onOutcome(o: { id: bigint; value: unknown } | { id: bigint; error: Error }): void {
-    if ('error' in o) {
-      if (this.waits.fail(o.id, o.error)) this.memberMetrics.proposalsFailed.inc();
-    } else {
-      this.waits.trigger(o.id, o.value);
-    }
+    this.proposals.onOutcome(o);
   }
 
   /** Driven by the member's interval. */
   onTimer(): void {
     const now = Date.now();
-    const expired = this.waits.expire(now, (startedAt) => this.timeoutError(startedAt));
-    if (expired > 0) this.memberMetrics.proposalsFailed.inc(expired);
+    this.proposals.tick(now);
     this.reads.tick();
-    if (this.unproposed.length > 0 && this.loop.lead !== 0n) this.flushUnproposed();
-    this.memberMetrics.proposalsPending.set(this.waits.size);
     this.peerActivity.observe(this.sm.membership.list().map((m) => m.id).filter((p) => p !== this.id), this.isPeerActive, now);
     this.memberMetrics.dbTotalSize.set(this.space.sizes().dbSize);
   }
 
   stopRequests(): void {
     this.stopped = true;
-    this.unproposed = [];
-    this.waits.failAll(Errors.stopped());
+    this.proposals.stop(Errors.stopped());
     this.reads.stop(Errors.stopped());
     this.watches.dispose();
   }
@@ -296,25 +286,9 @@ export class MemberCore implements EtcdServer {
     return { header: this.header(0), result };
   }
 
-  /** etcd's configure: propose a ConfChange and wait for its apply (the apply answers with the member list). */
-  private async proposeConfChange(cc: ConfChange, requestId: bigint): Promise<MemberInfo[]> {
-    if (this.stopped) throw Errors.stopped();
-    const now = Date.now();
-    const done = this.waits.register(requestId, now, now + this.reqTimeoutMs) as Promise<MemberInfo[]>;
-    const submit = (): boolean => {
-      try {
-        this.loop.proposeConfChange(cc);
-        return true;
-      } catch (err) {
-        if (!(err instanceof ErrProposalDropped)) throw err;
-        return false;
-      }
-    };
-    // No leader yet: retry every heartbeat until the waiter's deadline fails it.
-    for (let n = 0; !submit() && this.waits.isRegistered(requestId) && n < 1000; n++) {
-      await new Promise((r) => setTimeout(r, this.config.heartbeatInterval));
-    }
-    return done;
+  private proposeConfChange(cc: ConfChange, requestId: bigint): Promise<MemberInfo[]> {
+    if (this.stopped) return Promise.reject(Errors.stopped());
+    return this.proposals.proposeConfChange(cc, requestId) as Promise<MemberInfo[]>;
   }
 
   async status(): Promise<WithHeader<StatusInfo>> {
@@ -446,42 +420,6 @@ export class MemberCore implements EtcdServer {
 
   private propose(body: RequestBody): Promise<unknown> {
     if (this.stopped) return Promise.reject(Errors.stopped());
-    if (this.loop.committed - this.loop.applied > MAX_APPLY_GAP) return Promise.reject(Errors.tooManyRequests());
-    const id = this.ids.next();
-    const data = encodeInternalRequest({ id, ...body } as InternalRequest);
-    if (data.length > this.config.maxRequestBytes) return Promise.reject(Errors.requestTooLarge());
-    const now = Date.now();
-    const done = this.waits.register(id, now, now + this.reqTimeoutMs);
-    this.submit(id, data);
-    return done;
-  }
-
-  private submit(id: bigint, data: Uint8Array): void {
-    if (this.loop.lead === 0n) {
-      this.unproposed.push({ id, data });
-      return;
-    }
-    try {
-      this.loop.propose(data);
-    } catch (err) {
-      if (!(err instanceof ErrProposalDropped)) throw err;
-      this.unproposed.push({ id, data });
-    }
-  }
-
-  private flushUnproposed(): void {
-    const pending = this.unproposed;
-    this.unproposed = [];
-    for (const p of pending) {
-      if (this.waits.isRegistered(p.id)) this.submit(p.id, p.data);
-    }
-  }
-
-  /** etcd's parseProposeCtxErr for a deadline: blame a leader election that happened meanwhile. */
-  private timeoutError(startedAt: number): Error {
-    const prevLeaderLost = this.leaderElectedAt - 2 * this.config.electionTimeout;
-    if (startedAt > prevLeaderLost && startedAt < this.leaderElectedAt) return Errors.timeoutDueToLeaderFail();
-    return Errors.timeout();
+    return this.proposals.propose(body);
   }
 }
-
