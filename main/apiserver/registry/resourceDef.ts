@@ -27,7 +27,34 @@ export interface StrategyContext {
   /** Lets strategies allocate/release cluster-wide ranges (service IPs, node ports). */
   now(): Date;
   dryRun: boolean;
+  /**
+   * Cluster-wide range allocators (service cluster IPs, node ports). The
+   * server builds them once with `createServiceAllocators()` from
+   * registry/allocator/serviceAllocators.ts and passes the same instance in
+   * every context; services cannot be created or updated without them.
+   */
+  allocators?: ServiceAllocators;
 }
+
+/** One bitmap range persisted as a RangeAllocation (kube's ipallocator / portallocator). */
+export interface RangeAllocatorApi {
+  /** Reserve this exact value; throws kube's ErrAllocated / ErrNotInRange errors (see allocator module). */
+  allocate(value: string | number): Promise<void>;
+  /** Reserve any free value; throws ErrFull when none is left. */
+  allocateNext(): Promise<string | number>;
+  release(value: string | number): Promise<void>;
+  has(value: string | number): Promise<boolean>;
+}
+
+export interface ServiceAllocators {
+  /** --service-cluster-ip-range, e.g. '10.96.0.0/12'. */
+  readonly serviceCIDR: string;
+  clusterIPs: RangeAllocatorApi;
+  nodePorts: RangeAllocatorApi;
+}
+
+/** Undo or keep what a begin hook allocated: H4 calls it once, with true after the etcd write succeeded, false on any failure. */
+export type FinishFunc = (success: boolean) => Promise<void>;
 
 export interface Strategy {
   /** Scheme defaulting, as the generated SetDefaults_* do; runs on every decoded request body and every read. */
@@ -46,6 +73,15 @@ export interface Strategy {
   afterDelete?(obj: KObject, ctx: StrategyContext): void | Promise<void>;
   /** Graceful deletion (pods): the grace period to use, or undefined for immediate delete. */
   gracePeriodSeconds?(obj: KObject, requested: number | undefined): number | undefined;
+  /**
+   * kube's Store.BeginCreate (services allocate cluster IPs / node ports
+   * here). Call after defaults and before prepareForCreate; on a throw
+   * (a StatusError) the create fails; otherwise call the returned finish
+   * exactly once when the create is over.
+   */
+  beginCreate?(obj: KObject, ctx: StrategyContext): Promise<FinishFunc>;
+  /** kube's Store.BeginUpdate: like beginCreate, inside the update (after prepareForUpdate, before validateUpdate). */
+  beginUpdate?(obj: KObject, old: KObject, ctx: StrategyContext): Promise<FinishFunc>;
 }
 
 export interface TableColumn {
@@ -67,6 +103,26 @@ export interface SubresourceDef {
   /** The kind the subresource takes and returns (Scale is autoscaling/v1). */
   kind: { group: string; version: string; kind: string };
   verbs: Verb[];
+}
+
+/** The /scale subresource (autoscaling/v1 Scale). */
+export interface ScaleDef {
+  /** The Scale view of obj: metadata (name, namespace, uid, resourceVersion, creationTimestamp), spec.replicas, status.replicas, status.selector as a label-selector string. */
+  toScale(obj: KObject): KObject;
+  /** Validate the incoming Scale (throws kube's 422 Scale.autoscaling invalid) and copy spec.replicas into obj (mutates obj). */
+  applyScale(obj: KObject, scale: KObject): void;
+}
+
+/** POST pods/NAME/binding. */
+export interface BindingDef {
+  /**
+   * Check the Binding (name matches, target kind Node) and assign the pod
+   * (mutates pod: spec.nodeName, annotations, PodScheduled condition).
+   * Throws kube's errors: 409 `pod x is already assigned to node "n"`,
+   * `pod x is being deleted, cannot be assigned to a host`, 400s for a bad
+   * body. Run it inside guaranteedUpdate on the pod's key; answer 201 Status Success.
+   */
+  bind(pod: KObject, binding: KObject): void;
 }
 
 export interface ResourceDef {
@@ -92,4 +148,8 @@ export interface ResourceDef {
   selectableFields(obj: KObject): Record<string, string>;
   /** etcd lease TTL for new objects (events: --event-ttl). */
   ttlSeconds?(obj: KObject): number | undefined;
+  /** Strategy for PUT/PATCH of NAME/status (spec and most metadata keep their stored values). */
+  statusStrategy?: Strategy;
+  scale?: ScaleDef;
+  binding?: BindingDef;
 }
