@@ -1,0 +1,216 @@
+// The console's etcd watch feed: one watch on the whole keyspace of the
+// cluster (with prev_kv), turned into WatchEventRecords for the Watch events
+// view. Records go to the renderer in batches (at most one `watchEvents`
+// event per BATCH_MS) and are kept in a bounded ring (RING_CAPACITY records,
+// so an operator can scroll back; older ones are dropped, and the view says
+// the list is bounded). Values are kept for detail views within a byte
+// budget; past it, detail() reads the value back from etcd at the event's
+// revision (and the previous version at revision − 1), which works until
+// that revision is compacted.
+//
+// The watch resumes after a member dies: etcd3 reconnects to another
+// endpoint and continues from the last revision it delivered.
+
+import { readFileSync } from 'node:fs';
+import { Etcd3, type Watcher } from 'etcd3';
+import type { EventSink, WatchEventDetail, WatchEventRecord } from '../../preload/contract';
+import { decodeStoredValue } from './storedValue';
+
+export interface EtcdTlsFiles {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+}
+
+export interface WatchFeedOptions {
+  /** https://127.0.0.1:port URLs (or host:port). */
+  endpoints: string[];
+  tls?: EtcdTlsFiles;
+  events: EventSink;
+  /** Key prefix to watch; '' = every key. */
+  prefix?: string;
+  capacity?: number;
+  valueBudgetBytes?: number;
+}
+
+export const BATCH_MS = 100;
+export const RING_CAPACITY = 100_000;
+const VALUE_BUDGET_BYTES = 64 * 1024 * 1024;
+
+interface StoredRecord {
+  record: WatchEventRecord;
+  value?: Buffer;
+  prevValue?: Buffer;
+}
+
+/** "/registry/deployments/default/nginx" → resource, namespace, name (cluster-scoped: no namespace). */
+export function parseRegistryKey(key: string): { resource?: string; namespace?: string; name?: string } {
+  if (!key.startsWith('/registry/')) return {};
+  const parts = key.slice('/registry/'.length).split('/');
+  // Special prefixes that span two segments (kube's SpecialDefaultResourcePrefixes).
+  if ((parts[0] === 'services' && (parts[1] === 'specs' || parts[1] === 'endpoints')) || parts[0] === 'ranges') {
+    const resource = parts[0] === 'ranges' ? 'ranges' : parts[1] === 'specs' ? 'services' : 'endpoints';
+    const rest = parts[0] === 'ranges' ? parts.slice(1) : parts.slice(2);
+    return rest.length >= 2 ? { resource, namespace: rest[0], name: rest.slice(1).join('/') } : { resource, name: rest[0] };
+  }
+  const resource = parts[0] === 'minions' ? 'nodes' : parts[0];
+  const rest = parts.slice(1);
+  if (rest.length >= 2) return { resource, namespace: rest[0], name: rest.slice(1).join('/') };
+  return { resource, name: rest[0] };
+}
+
+export class WatchFeed {
+  private readonly client: Etcd3;
+  private readonly ring: (StoredRecord | undefined)[];
+  private readonly capacity: number;
+  private readonly budget: number;
+  private head = 0; // next write position
+  private count = 0;
+  private seq = 0;
+  private valueBytes = 0;
+  private valueTail = 0; // oldest seq that may still hold values
+  private pending: WatchEventRecord[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private watcher: Watcher | undefined;
+  private disposed = false;
+  /** The newest revision delivered, and the keys delivered at it: a resumed watch may replay them. */
+  private lastRevision = 0n;
+  private keysAtLastRevision = new Set<string>();
+
+  constructor(private readonly opts: WatchFeedOptions) {
+    this.capacity = opts.capacity ?? RING_CAPACITY;
+    this.budget = opts.valueBudgetBytes ?? VALUE_BUDGET_BYTES;
+    this.ring = new Array<StoredRecord | undefined>(this.capacity);
+    const hosts = opts.endpoints.map((e) => (/^\w+:\/\//.test(e) ? e : `${opts.tls ? 'https' : 'http'}://${e}`));
+    this.client = new Etcd3({
+      hosts,
+      credentials: opts.tls
+        ? {
+            rootCertificate: readFileSync(opts.tls.caFile),
+            certChain: readFileSync(opts.tls.certFile),
+            privateKey: readFileSync(opts.tls.keyFile),
+          }
+        : undefined,
+    });
+  }
+
+  async start(): Promise<void> {
+    const builder = this.opts.prefix ? this.client.watch().prefix(this.opts.prefix) : this.allKeys();
+    this.watcher = await builder.withPreviousKV().create();
+    this.watcher.on('put', (kv, prev) => this.record('PUT', kv, prev));
+    this.watcher.on('delete', (kv, prev) => this.record('DELETE', kv, prev));
+  }
+
+  /** A watch builder over the whole keyspace: key "\0" with range_end "\0" means "all keys". */
+  private allKeys() {
+    return this.client.watch().inRange({ start: Buffer.from([0]), end: Buffer.from([0]) });
+  }
+
+  private record(type: 'PUT' | 'DELETE', kv: { key: Buffer; value: Buffer; mod_revision: string }, prev?: { value: Buffer }): void {
+    if (this.disposed) return;
+    const key = kv.key.toString('utf8');
+    const revision = BigInt(kv.mod_revision);
+    if (revision < this.lastRevision || (revision === this.lastRevision && this.keysAtLastRevision.has(key))) return;
+    if (revision > this.lastRevision) {
+      this.lastRevision = revision;
+      this.keysAtLastRevision = new Set();
+    }
+    this.keysAtLastRevision.add(key);
+    const record: WatchEventRecord = {
+      seq: ++this.seq,
+      source: 'etcd',
+      type,
+      key,
+      revision: String(kv.mod_revision),
+      ...parseRegistryKey(key),
+      at: new Date().toISOString(),
+      size: kv.value.length,
+    };
+    const stored: StoredRecord = { record };
+    if (type === 'PUT') stored.value = kv.value;
+    if (prev?.value?.length) stored.prevValue = prev.value;
+    const kind = stored.value ? decodeStoredValue(stored.value).kind : undefined;
+    if (kind) record.kind = kind;
+    this.push(stored);
+    this.pending.push(record);
+    this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
+  }
+
+  private push(stored: StoredRecord): void {
+    const evicted = this.ring[this.head];
+    if (evicted) this.valueBytes -= (evicted.value?.length ?? 0) + (evicted.prevValue?.length ?? 0);
+    this.ring[this.head] = stored;
+    this.head = (this.head + 1) % this.capacity;
+    this.count = Math.min(this.count + 1, this.capacity);
+    this.valueBytes += (stored.value?.length ?? 0) + (stored.prevValue?.length ?? 0);
+    // Over budget: drop values from the oldest records; detail() refetches those from etcd.
+    while (this.valueBytes > this.budget && this.valueTail < this.seq) {
+      const old = this.find(++this.valueTail);
+      if (old) {
+        this.valueBytes -= (old.value?.length ?? 0) + (old.prevValue?.length ?? 0);
+        old.value = undefined;
+        old.prevValue = undefined;
+      }
+    }
+  }
+
+  private find(seq: number): StoredRecord | undefined {
+    const age = this.seq - seq;
+    if (seq < 1 || age < 0 || age >= this.count) return undefined;
+    const idx = (this.head - 1 - age + this.capacity * 2) % this.capacity;
+    return this.ring[idx];
+  }
+
+  private flush(): void {
+    this.flushTimer = undefined;
+    if (this.pending.length === 0 || this.disposed) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.opts.events.emit('watchEvents', batch);
+  }
+
+  recent(req: { limit: number }): WatchEventRecord[] {
+    const n = Math.max(0, Math.min(req.limit, this.count));
+    const out: WatchEventRecord[] = [];
+    for (let s = this.seq - n + 1; s <= this.seq; s++) {
+      const r = this.find(s);
+      if (r) out.push(r.record);
+    }
+    return out;
+  }
+
+  async detail(req: { seq: number }): Promise<WatchEventDetail | null> {
+    const stored = this.find(req.seq);
+    if (!stored) return null;
+    const { record } = stored;
+    let value = stored.value;
+    let prev = stored.prevValue;
+    const rev = BigInt(record.revision);
+    if (record.type === 'PUT' && !value) value = await this.valueAt(record.key, rev);
+    if (!prev && rev > 1n) prev = await this.valueAt(record.key, rev - 1n);
+    const cur = value ? decodeStoredValue(value) : undefined;
+    const before = prev ? decodeStoredValue(prev) : undefined;
+    return {
+      seq: record.seq,
+      yaml: cur?.yaml ?? '',
+      previousYaml: before?.yaml ?? '',
+      encoding: cur?.encoding ?? before?.encoding ?? 'none',
+    };
+  }
+
+  private async valueAt(key: string, revision: bigint): Promise<Buffer | undefined> {
+    try {
+      const res = await this.client.get(key).revision(String(revision)).exec();
+      return res.kvs[0]?.value;
+    } catch {
+      return undefined; // compacted or unreachable: the detail pane shows what it has
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    void this.watcher?.cancel().catch(() => undefined);
+    this.client.close();
+  }
+}
