@@ -137,8 +137,17 @@ export function fieldErrorBody(e: FieldError): string {
   return s;
 }
 
+/** A bad value already rendered the way Go's %#v prints it (maps, structs): goValue prints it verbatim. */
+export class GoLiteral {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
+}
+
 /** Go's rendering of a bad value in field errors: strings quoted, numbers bare, string slices as []string{...}. */
 export function goValue(v: unknown): string {
+  if (v instanceof GoLiteral) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
   if (v === null) return 'null';
