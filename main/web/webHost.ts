@@ -1,0 +1,135 @@
+// The web host's HTTP server: the built renderer and the bridge WebSocket at
+// /bridge, on 127.0.0.1 only, every request guarded (requestGuard.ts) and
+// answered with the console's security headers.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { consoleCsp } from '../app/csp';
+import type { BridgeSockets } from './bridgeSockets';
+import { guardRequest } from './requestGuard';
+import { staticFile } from './staticFiles';
+import { tokenCookie } from './token';
+
+export const BRIDGE_PATH = '/bridge';
+/** Loopback only: the console must never be reachable from another machine. */
+export const WEB_HOST_ADDRESS = '127.0.0.1';
+/** A terminal paste or a large call fits; anything bigger is not a console message. */
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+export interface WebHostOptions {
+  sockets: BridgeSockets;
+  token: string;
+  /** 0 picks a free port. */
+  port: number;
+  rendererDir: string;
+}
+
+export interface WebHost {
+  port: number;
+  /** http://127.0.0.1:PORT/?token=TOKEN */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Headers on every response, errors included. */
+export function securityHeaders(): Record<string, string> {
+  return {
+    'Content-Security-Policy': consoleCsp('web'),
+    'X-Content-Type-Options': 'nosniff',
+    // The token is in the page URL; never send it anywhere as a Referer.
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  };
+}
+
+export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const server = createServer();
+  let port = opts.port;
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    void handleRequest(req, res).catch((err: unknown) => {
+      if (!res.headersSent) plain(res, 500, `internal error: ${(err as Error).message}`);
+      else res.destroy();
+    });
+  });
+
+  async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const verdict = guardRequest(req, port, opts.token);
+    if (verdict.status !== 200) return plain(res, verdict.status, verdict.reason);
+    if (verdict.setCookie) res.setHeader('Set-Cookie', tokenCookie(port, opts.token));
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return plain(res, 405, 'method not allowed');
+    }
+    if (verdict.url.pathname === BRIDGE_PATH) return plain(res, 426, 'the bridge is a WebSocket', { Upgrade: 'websocket' });
+    const file = await staticFile(opts.rendererDir, verdict.url.pathname);
+    if (!file) return plain(res, 404, 'not found');
+    res.writeHead(200, {
+      ...securityHeaders(),
+      'Content-Type': file.contentType,
+      'Content-Length': String(file.body.length),
+      'Cache-Control': file.cacheControl,
+    });
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+  }
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const verdict = guardRequest(req, port, opts.token);
+    if (verdict.status !== 200) return rejectUpgrade(socket, verdict.status, verdict.reason);
+    if (verdict.url.pathname !== BRIDGE_PATH) return rejectUpgrade(socket, 404, 'not found');
+    wss.handleUpgrade(req, socket, head, (ws) => opts.sockets.attach(ws));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, WEB_HOST_ADDRESS, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    port,
+    url: `http://${WEB_HOST_ADDRESS}:${port}/?token=${opts.token}`,
+    async close() {
+      opts.sockets.closeAll();
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function plain(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
+  const body = `${status} ${text}\n`;
+  res.writeHead(status, {
+    ...securityHeaders(),
+    ...extra,
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'Cache-Control': 'no-store',
+  });
+  res.end(body);
+}
+
+const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+
+/** Answer a refused upgrade with a plain HTTP response, then drop the connection. */
+function rejectUpgrade(socket: Duplex, status: number, text: string): void {
+  const body = `${status} ${text}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
+      'Connection: close\r\n' +
+      'Content-Type: text/plain; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  socket.on('error', () => socket.destroy());
+}
