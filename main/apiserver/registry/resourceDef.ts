@@ -94,8 +94,10 @@ export interface TableColumn {
 
 export interface TableConvertor {
   columns: TableColumn[];
-  /** One row's cells, in column order, for this object at time `now`. */
+  /** One row's cells, in column order (wide columns included, as kube's server-side printer runs with Wide), for this object at time `now`. */
   cells(obj: KObject, now: Date): unknown[];
+  /** The row's `conditions` (pods: Completed=True once Succeeded/Failed), when the printer sets any. */
+  conditions?(obj: KObject): { type: string; status: string; reason?: string; message?: string }[] | undefined;
 }
 
 export interface SubresourceDef {
