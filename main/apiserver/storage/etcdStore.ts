@@ -1,0 +1,267 @@
+// The etcd store (k8s.io/apiserver pkg/storage/etcd3/store.go): kube objects
+// in etcd with optimistic concurrency. resourceVersion is the key's
+// mod_revision; every write is a Txn comparing mod_revision with what was
+// read, so two writers can never both win:
+//   create           Txn(ModRevision(key)=0).Then(Put)             else KeyExists
+//   guaranteedUpdate Txn(ModRevision(key)=seen).Then(Put).Else(Get) retried with the Else value
+//   delete           Txn(ModRevision(key)=seen).Then(Delete).Else(Get)
+// An update that leaves the encoded bytes unchanged writes nothing and keeps
+// the resourceVersion. Lists page at one fixed revision with kube's continue
+// tokens; RV rules: get/list "" = newest, "N" = not older than N (TooLarge
+// otherwise), list Exact (or legacy limit+N) reads at revision N.
+// Watches straight from etcd live in storeWatch.ts.
+
+import type { KObject } from '../api/object';
+import { badRequest } from '../api/status';
+import { EtcdError, prefixEnd, type EtcdClient, type KeyValue } from './etcdClient';
+import { EtcdWatch } from './etcdWatch';
+import { decodeContinue, encodeContinue } from './continueToken';
+import {
+  checkPreconditions,
+  CONTINUE_EXPIRED_MESSAGE,
+  keyExists,
+  keyNotFound,
+  LIST_EXPIRED_MESSAGE,
+  parseResourceVersion,
+  tooLargeResourceVersion,
+} from './errors';
+import { LeaseManager } from './leases';
+import { StorageError, type Codec, type CreateOptions, type GetOptions, type ListOptions, type ListResult, type Preconditions, type Storage, type UpdateFunc, type WatchOptions, type WatchSink, type Watcher } from './interface';
+import { startStoreWatch } from './storeWatch';
+import type { ObjectEvent } from './watchEvents';
+
+export interface EtcdStoreOptions {
+  client: EtcdClient;
+  codec: Codec;
+  /** Prepended to every key (kube's storage pathPrefix); default ''. */
+  pathPrefix?: string;
+}
+
+/** kube's maxLimit: how far a filtered page may widen its etcd reads. */
+const MAX_PAGE_READ = 10_000;
+/** Bound on lost-race retries of one update/delete (kube loops without bound). */
+const MAX_WRITE_TRIES = 1000;
+
+export interface RawWatchHandlers {
+  onEvents(events: ObjectEvent[]): void;
+  onProgress(revision: bigint): void;
+  onCompacted(compactRevision: bigint): void;
+  onError(err: Error): void;
+}
+
+export class EtcdStore implements Storage {
+  readonly client: EtcdClient;
+  readonly codec: Codec;
+  readonly pathPrefix: string;
+  private readonly leases: LeaseManager;
+  private readonly watchers = new Set<Watcher>();
+
+  constructor(opts: EtcdStoreOptions) {
+    this.client = opts.client;
+    this.codec = opts.codec;
+    this.pathPrefix = opts.pathPrefix ?? '';
+    this.leases = new LeaseManager(opts.client);
+  }
+
+  /** The object stored in kv, resourceVersion = its mod_revision. */
+  decode(kv: KeyValue, rv = kv.modRevision): KObject {
+    const obj = this.codec.decode(kv.value);
+    obj.metadata ??= {};
+    obj.metadata.resourceVersion = rv.toString();
+    return obj;
+  }
+
+  private encode(obj: KObject): Uint8Array {
+    const copy = { ...obj, metadata: { ...obj.metadata } };
+    delete copy.metadata.resourceVersion;
+    delete copy.metadata.selfLink;
+    return this.codec.encode(copy);
+  }
+
+  async create(key: string, obj: KObject, opts?: CreateOptions): Promise<KObject> {
+    if (obj.metadata?.resourceVersion) throw new Error('resourceVersion should not be set on objects to be created');
+    const data = this.encode(obj);
+    const lease = opts?.ttlSeconds ? await this.leases.leaseFor(opts.ttlSeconds) : undefined;
+    const k = this.pathPrefix + key;
+    const res = await this.client.txn([{ key: k, modRevision: 0n }], [{ put: { key: k, value: data, lease } }], []);
+    if (!res.succeeded) throw keyExists(key);
+    return this.decodeBytes(data, res.revision);
+  }
+
+  async get(key: string, opts?: GetOptions): Promise<KObject> {
+    const min = parseResourceVersion(opts?.resourceVersion);
+    const res = await this.client.range({ key: this.pathPrefix + key });
+    if (min > res.revision) throw tooLargeResourceVersion(key, min, res.revision);
+    if (res.kvs.length === 0) throw keyNotFound(key);
+    return this.decode(res.kvs[0]);
+  }
+
+  async getList(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const keyPrefix = this.pathPrefix + (prefix.endsWith('/') ? prefix : `${prefix}/`);
+    const fromRV = parseResourceVersion(opts.resourceVersion);
+    let start: string | Buffer = keyPrefix;
+    let end: Buffer | undefined = prefixEnd(keyPrefix);
+    if (opts.exactKey !== undefined) {
+      start = this.pathPrefix + opts.exactKey;
+      end = undefined;
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    let withRev = 0n;
+    const paging = limit > 0;
+    if (opts.continue) {
+      if (opts.resourceVersion && opts.resourceVersion !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+      let c: { fromKey: string; rv: bigint };
+      try {
+        c = decodeContinue(opts.continue, keyPrefix);
+      } catch (e) {
+        throw badRequest(`invalid continue token: ${(e as Error).message}`);
+      }
+      start = c.fromKey;
+      withRev = c.rv;
+    } else if (opts.resourceVersionMatch === 'Exact' || (opts.resourceVersionMatch === undefined && paging && fromRV > 0n)) {
+      withRev = fromRV;
+    }
+    const items: KObject[] = [];
+    let returnedRV = withRev;
+    let readLimit = limit;
+    let lastKey: Buffer | undefined;
+    let hasMore = false;
+    let firstCount = 0n;
+    let headerRev = 0n;
+    for (let round = 0; ; round++) {
+      let res;
+      try {
+        res = await this.client.range({ key: start, rangeEnd: end, limit: readLimit, revision: withRev });
+      } catch (e) {
+        if (e instanceof EtcdError && e.compacted) throw new StorageError('Expired', prefix, opts.continue ? CONTINUE_EXPIRED_MESSAGE : LIST_EXPIRED_MESSAGE);
+        if (e instanceof EtcdError && e.futureRevision) {
+          const current = await this.currentRevision();
+          throw tooLargeResourceVersion(prefix, withRev, current);
+        }
+        throw e;
+      }
+      if (round === 0) firstCount = res.count;
+      headerRev = res.revision;
+      hasMore = res.more;
+      for (const kv of res.kvs) {
+        if (paging && items.length >= limit) {
+          hasMore = true;
+          break;
+        }
+        lastKey = kv.key;
+        const obj = this.decode(kv);
+        if (!opts.predicate || opts.predicate(obj)) items.push(obj);
+      }
+      if (returnedRV === 0n) returnedRV = res.revision;
+      if (!hasMore || !paging || items.length >= limit || res.kvs.length === 0) break;
+      // Selectors dropped objects: read wider pages until this one is full.
+      readLimit = Math.min(readLimit * 2, MAX_PAGE_READ);
+      start = Buffer.concat([lastKey!, Buffer.from([0])]);
+      if (withRev === 0n) withRev = returnedRV;
+    }
+    if (!opts.continue && fromRV > headerRev) throw tooLargeResourceVersion(prefix, fromRV, headerRev);
+    const out: ListResult = { items, resourceVersion: returnedRV.toString() };
+    if (hasMore && lastKey) {
+      out.continue = encodeContinue(`${lastKey.toString('utf8')}\u0000`, keyPrefix, returnedRV);
+      // Only without selectors is etcd's count the number of objects left.
+      if (!opts.predicate) out.remainingItemCount = Number(firstCount) - limit;
+    }
+    return out;
+  }
+
+  async guaranteedUpdate(key: string, preconditions: Preconditions | undefined, tryUpdate: UpdateFunc, opts?: CreateOptions): Promise<KObject> {
+    const k = this.pathPrefix + key;
+    let current = await this.readRaw(k, key);
+    for (let i = 0; i < MAX_WRITE_TRIES; i++) {
+      const currentObj = this.decode(current);
+      checkPreconditions(key, preconditions, currentObj);
+      const updated = await tryUpdate(currentObj);
+      const data = this.encode(updated);
+      // Same bytes: nothing to write, the resourceVersion stays.
+      if (Buffer.compare(Buffer.from(data), current.value) === 0) return this.decode(current);
+      const lease = opts?.ttlSeconds ? await this.leases.leaseFor(opts.ttlSeconds) : undefined;
+      const res = await this.client.txn([{ key: k, modRevision: current.modRevision }], [{ put: { key: k, value: data, lease } }], [{ range: { key: k } }]);
+      if (res.succeeded) return this.decodeBytes(data, res.revision);
+      const fresh = res.responses[0]?.kvs?.[0];
+      if (!fresh) throw keyNotFound(key);
+      current = fresh;
+    }
+    throw new StorageError('ResourceVersionConflicts', key, `too many conflicting updates of ${key}`);
+  }
+
+  async delete(key: string, preconditions?: Preconditions, validate?: (current: KObject) => void | Promise<void>): Promise<KObject> {
+    const k = this.pathPrefix + key;
+    let current = await this.readRaw(k, key);
+    for (let i = 0; i < MAX_WRITE_TRIES; i++) {
+      const currentObj = this.decode(current);
+      checkPreconditions(key, preconditions, currentObj);
+      if (validate) await validate(this.decode(current));
+      const res = await this.client.txn([{ key: k, modRevision: current.modRevision }], [{ deleteRange: { key: k } }], [{ range: { key: k } }]);
+      if (res.succeeded) return currentObj;
+      const fresh = res.responses[0]?.kvs?.[0];
+      if (!fresh) throw keyNotFound(key);
+      current = fresh;
+    }
+    throw new StorageError('ResourceVersionConflicts', key, `too many conflicting deletes of ${key}`);
+  }
+
+  watch(prefix: string, opts: WatchOptions, sink: WatchSink): Watcher {
+    const w = startStoreWatch(this, prefix, opts, sink);
+    this.watchers.add(w);
+    void w.done.then(() => this.watchers.delete(w));
+    return w;
+  }
+
+  /**
+   * A watch of raw changes under prefix (or of one key when prefix does not
+   * end in '/'), from revision `from` on, with prev_kv and progress notify:
+   * what the watch cache and storeWatch build on.
+   */
+  watchRaw(prefix: string, from: bigint, h: RawWatchHandlers): EtcdWatch {
+    const k = this.pathPrefix + prefix;
+    return new EtcdWatch(
+      this.client,
+      { key: k, rangeEnd: prefix.endsWith('/') ? prefixEnd(k) : undefined, startRevision: from, prevKv: true, progressNotify: true },
+      {
+        onEvents: (events) => h.onEvents(events.map((e) => this.objectEvent(e))),
+        onProgress: (rev) => h.onProgress(rev),
+        onCompacted: (rev) => h.onCompacted(rev),
+        onError: (err) => h.onError(err),
+      },
+    );
+  }
+
+  private objectEvent(e: { type: 'PUT' | 'DELETE'; kv: KeyValue; prevKv?: KeyValue }): ObjectEvent {
+    const key = e.kv.key.toString('utf8').slice(this.pathPrefix.length);
+    const rev = e.kv.modRevision;
+    return {
+      type: e.type,
+      key,
+      rev,
+      obj: e.type === 'PUT' ? this.decode(e.kv) : undefined,
+      prevObj: e.prevKv ? this.decode(e.prevKv, rev) : undefined,
+    };
+  }
+
+  async currentRevision(): Promise<bigint> {
+    // Any linearizable range carries the current revision in its header.
+    return (await this.client.range({ key: 'compact_rev_key', keysOnly: true })).revision;
+  }
+
+  async close(): Promise<void> {
+    for (const w of [...this.watchers]) w.stop();
+  }
+
+  private async readRaw(k: string, key: string): Promise<KeyValue> {
+    const res = await this.client.range({ key: k });
+    if (res.kvs.length === 0) throw keyNotFound(key);
+    return res.kvs[0];
+  }
+
+  private decodeBytes(data: Uint8Array, rev: bigint): KObject {
+    const obj = this.codec.decode(data);
+    obj.metadata ??= {};
+    obj.metadata.resourceVersion = rev.toString();
+    return obj;
+  }
+}

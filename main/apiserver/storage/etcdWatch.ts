@@ -1,0 +1,178 @@
+// One resilient etcd watch over a key or prefix: a Watch stream with prev_kv
+// and progress_notify, resumed on another endpoint after its member dies or
+// the stream breaks, from the revision after the last one it delivered — so
+// consumers see every revision once, in order (as long as etcd has not
+// compacted past it; then onCompacted ends the watch and the consumer relists).
+//
+// "Delivered up to" advances on events (their mod_revision) and on progress
+// replies (header.revision: etcd promises no events at or below it are still
+// to come). A progress reply is any reply with no events that is neither
+// `created` nor `canceled` nor a compaction (clientv3 IsProgressNotify); our
+// etcd member and etcd 3.4 both answer WatchProgressRequest with watch_id -1.
+
+import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
+import { kvFromWire, toBig, type EtcdClient, type KeyValue } from './etcdClient';
+
+export interface RawEvent {
+  type: 'PUT' | 'DELETE';
+  kv: KeyValue;
+  prevKv?: KeyValue;
+}
+
+export interface WatchHandlers {
+  /** Events of one reply, in revision order. */
+  onEvents(events: RawEvent[]): void;
+  /** Nothing at or below `revision` is still to come. */
+  onProgress(revision: bigint): void;
+  /** etcd compacted past the resume point; the watch has ended. */
+  onCompacted(compactRevision: bigint): void;
+  /** No endpoint would take the watch for giveUpAfterMs; the watch has ended. */
+  onError(err: Error): void;
+}
+
+export interface EtcdWatchOptions {
+  key: string;
+  /** Watch [key, rangeEnd); omitted = the single key. */
+  rangeEnd?: Buffer;
+  /** First revision to deliver; 0n = from now. */
+  startRevision: bigint;
+  prevKv?: boolean;
+  progressNotify?: boolean;
+  /** Give up after this long without an accepted stream (default 60 s). */
+  giveUpAfterMs?: number;
+}
+
+const BACKOFF_MIN_MS = 50;
+const BACKOFF_MAX_MS = 1000;
+
+type Stream = ClientDuplexStream<Record<string, unknown>, Record<string, unknown>>;
+
+export class EtcdWatch {
+  private stream: Stream | undefined;
+  /** The next revision to ask for on (re)connect; 0n until the first `created` when watching from now. */
+  private next: bigint;
+  private stopped = false;
+  private progressWanted = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private failingSince: number | undefined;
+  private backoff = BACKOFF_MIN_MS;
+  /** Streams opened (1 + reconnects), for tests and metrics. */
+  connects = 0;
+
+  constructor(
+    private readonly client: EtcdClient,
+    private readonly opts: EtcdWatchOptions,
+    private readonly handlers: WatchHandlers,
+  ) {
+    this.next = opts.startRevision;
+    this.connect();
+  }
+
+  /** Ask etcd for a progress reply (RequestWatchProgress); sent on reconnect when no stream is open. */
+  requestProgress(): void {
+    if (this.stopped) return;
+    if (this.stream) this.stream.write({ progress_request: {} });
+    else this.progressWanted = true;
+  }
+
+  cancel(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    const s = this.stream;
+    this.stream = undefined;
+    s?.cancel();
+  }
+
+  /** The revision the watch would resume from. */
+  get resumeRevision(): bigint {
+    return this.next;
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const ep = this.client.currentEndpoint();
+    const md = new Metadata();
+    // etcd cancels the watch when its member loses the leader; we then move on.
+    md.set('hasleader', 'true');
+    const stream = (ep.watch as unknown as { Watch(md: Metadata): Stream }).Watch(md);
+    this.stream = stream;
+    this.connects++;
+    let created = false;
+    const broken = () => {
+      if (this.stream !== stream) return;
+      this.stream = undefined;
+      stream.cancel();
+      this.client.failover(ep.index);
+      this.scheduleReconnect();
+    };
+    stream.on('data', (res: Record<string, unknown>) => {
+      if (this.stream !== stream) return;
+      const header = res.header as { revision?: string } | undefined;
+      const rev = toBig(header?.revision);
+      if (res.created) {
+        created = true;
+        this.failingSince = undefined;
+        this.backoff = BACKOFF_MIN_MS;
+        if (this.next === 0n) this.next = rev + 1n;
+        if (this.progressWanted) {
+          this.progressWanted = false;
+          stream.write({ progress_request: {} });
+        }
+        return;
+      }
+      const compactRev = toBig(res.compact_revision);
+      if (compactRev > 0n) {
+        this.stopped = true;
+        this.stream = undefined;
+        stream.cancel();
+        this.handlers.onCompacted(compactRev);
+        return;
+      }
+      if (res.canceled) return broken();
+      const wireEvents = (res.events as Record<string, unknown>[]) ?? [];
+      if (wireEvents.length === 0) {
+        if (!created) return;
+        if (rev >= this.next) this.next = rev + 1n;
+        this.handlers.onProgress(rev);
+        return;
+      }
+      const events: RawEvent[] = [];
+      for (const w of wireEvents) {
+        const kv = kvFromWire(w.kv as Record<string, unknown>);
+        // A reconnect may replay what an earlier stream already delivered.
+        if (kv.modRevision < this.next) continue;
+        const prev = w.prev_kv as Record<string, unknown> | null | undefined;
+        events.push({ type: w.type === 1 ? 'DELETE' : 'PUT', kv, prevKv: prev ? kvFromWire(prev) : undefined });
+      }
+      if (events.length === 0) return;
+      this.next = events[events.length - 1].kv.modRevision + 1n;
+      this.handlers.onEvents(events);
+    });
+    stream.on('error', broken);
+    stream.on('end', broken);
+    stream.write({
+      create_request: {
+        key: Buffer.from(this.opts.key),
+        range_end: this.opts.rangeEnd,
+        start_revision: this.next.toString(),
+        progress_notify: this.opts.progressNotify ?? false,
+        prev_kv: this.opts.prevKv ?? false,
+      },
+    });
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    this.failingSince ??= now;
+    if (now - this.failingSince > (this.opts.giveUpAfterMs ?? 60_000)) {
+      this.stopped = true;
+      this.handlers.onError(new Error(`etcd watch on ${this.opts.key}: no endpoint accepted the watch for ${now - this.failingSince} ms`));
+      return;
+    }
+    const delay = this.backoff;
+    this.backoff = Math.min(this.backoff * 2, BACKOFF_MAX_MS);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+}

@@ -1,0 +1,45 @@
+// The storage conformance table (storageConformance.ts) against the etcd
+// store and the watch cache, on a real 3-member cluster (Pilothouse members;
+// PILOTHOUSE_TEST_IMPL=etcd runs Debian's etcd 3.4). Ports 28000-28005.
+
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
+import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
+import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';
+import { jsonTestCodec } from './jsonTestCodec';
+import { cases, type Harness } from './storageConformance';
+
+const PORT_BASE = 28000;
+
+let tc: TestCluster;
+let client: EtcdClient;
+let otherClient: EtcdClient;
+let other: EtcdStore;
+let n = 0;
+
+beforeAll(async () => {
+  tc = await startTestCluster(TARGET, PORT_BASE);
+  client = new EtcdClient({ endpoints: tc.endpoints });
+  otherClient = new EtcdClient({ endpoints: [...tc.endpoints].reverse() });
+  other = new EtcdStore({ client: otherClient, codec: jsonTestCodec });
+});
+
+afterAll(async () => {
+  client?.close();
+  otherClient?.close();
+  await reapClusters();
+});
+
+describe('etcd store', () => {
+  for (const c of cases.filter((c) => c.only !== 'cache')) {
+    it(c.name, async () => {
+      const storage = new EtcdStore({ client, codec: jsonTestCodec });
+      const h: Harness = { kind: 'etcd', storage, other, client, prefix: `/registry/etcd-${++n}/` };
+      try {
+        await c.run(h);
+      } finally {
+        await storage.close();
+      }
+    });
+  }
+});
