@@ -91,6 +91,8 @@ export interface WatchOptions {
   predicate?: Predicate;
   /** The kind/apiVersion bookmarks carry, e.g. { apiVersion: 'v1', kind: 'Pod' }. */
   bookmarkType?: { apiVersion: string; kind: string };
+  /** The watch's timeout as the REST layer enforces it; the watch cache sends a last bookmark 2 s before. */
+  timeoutSeconds?: number;
 }
 
 /** A running watch. Events go to the sink in order; an ERROR event is the last one. */
@@ -100,7 +102,12 @@ export interface Watcher {
   readonly done: Promise<void>;
 }
 
-export type WatchSink = (event: WatchEvent) => void;
+/**
+ * Receives events in order. Returning false means "backed up, not taken"
+ * (e.g. the response needs a drain): the storage keeps the event and retries
+ * shortly; a watcher that stays backed up past its buffer is closed.
+ */
+export type WatchSink = (event: WatchEvent) => void | boolean;
 
 export type UpdateFunc = (current: KObject) => KObject | Promise<KObject>;
 
