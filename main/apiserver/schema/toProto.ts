@@ -1,0 +1,140 @@
+// kube JSON → protobuf bytes, exactly as gogo-protobuf's generated
+// Marshal writes the Go struct that JSON decodes into:
+//   - fields in ascending field-number order;
+//   - Go value fields always written (a zero string is `tag 00`, a zero
+//     value struct an empty message), pointers, lists and maps only when set;
+//   - map entries {key=1, value=2} with keys in byte order;
+//   - Time as {seconds, nanos=0} (sub-second precision dropped, as kube
+//     does), zero Time as an empty message; MicroTime keeps microseconds;
+//   - Quantity {string=1}; IntOrString {type, intVal, strVal};
+//     FieldsV1 {Raw = the JSON bytes}; []byte fields from base64.
+// Fields the schema does not know are dropped (strict decoding, not this
+// module, reports them).
+
+import { parseDuration, parseRfc3339 } from './specialTypes';
+import type { FieldSchema, FieldType, MessageSchema, Schema } from './types';
+import { WIRE_BYTES, WIRE_VARINT, WireWriter, utf8Bytes } from './wire';
+
+type Json = Record<string, unknown>;
+
+const sortedFields = new WeakMap<MessageSchema, FieldSchema[]>();
+
+function byNumber(msg: MessageSchema): FieldSchema[] {
+  let fields = sortedFields.get(msg);
+  if (!fields) sortedFields.set(msg, (fields = [...msg.fields].sort((a, b) => a.id - b.id)));
+  return fields;
+}
+
+function asObject(v: unknown): Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
+}
+
+function asInteger(v: unknown): number | bigint {
+  if (typeof v === 'bigint') return v;
+  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : typeof v === 'boolean' ? Number(v) : 0;
+  return Number.isFinite(n) ? Math.trunc(n) : 0;
+}
+
+function base64Bytes(v: unknown): Uint8Array {
+  if (typeof v !== 'string') return new Uint8Array();
+  return new Uint8Array(Buffer.from(v, 'base64'));
+}
+
+/** Go sorts map keys as byte strings; JS compares UTF-16 units, which agrees for everything below U+D800. */
+function compareKeys(a: string, b: string): number {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\ud7ff]*$/.test(a + b)) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+export function encodeMessage(schema: Schema, msg: MessageSchema, obj: unknown): Uint8Array {
+  const w = new WireWriter();
+  writeFields(schema, msg, asObject(obj), w);
+  return w.finish();
+}
+
+function writeFields(schema: Schema, msg: MessageSchema, obj: Json, w: WireWriter): void {
+  for (const f of byNumber(msg)) {
+    const value = f.inline ? obj : obj[f.jsonName];
+    const t = f.type;
+    if (t.kind === 'array') {
+      if (Array.isArray(value)) for (const item of value) writeValue(schema, f.id, t.items, item, w);
+    } else if (t.kind === 'map') {
+      if (value !== null && typeof value === 'object') {
+        const map = value as Json;
+        for (const key of Object.keys(map).sort(compareKeys)) {
+          const entry = new WireWriter();
+          entry.tag(1, WIRE_BYTES).string(key);
+          writeValue(schema, 2, t.value, map[key], entry);
+          w.tag(f.id, WIRE_BYTES).bytes(entry.finish());
+        }
+      }
+    } else if ((value !== undefined && value !== null) || f.goValue) {
+      writeValue(schema, f.id, t, value, w);
+    }
+  }
+}
+
+/** One value of `type` under field `id`; undefined/null means the Go zero value. */
+function writeValue(schema: Schema, id: number, type: FieldType, value: unknown, w: WireWriter): void {
+  switch (type.kind) {
+    case 'string':
+      w.tag(id, WIRE_BYTES).string(value === undefined || value === null ? '' : String(value));
+      return;
+    case 'integer':
+      w.tag(id, WIRE_VARINT).varint(asInteger(value));
+      return;
+    case 'boolean':
+      w.tag(id, WIRE_VARINT).varint(value === true ? 1 : 0);
+      return;
+    case 'number':
+      throw new Error('proto: floating-point fields are not used by the Kubernetes types we store');
+    case 'bytes':
+      // gogo writes a []byte field whenever it is non-nil.
+      if (value !== undefined && value !== null) w.tag(id, WIRE_BYTES).bytes(base64Bytes(value));
+      return;
+    case 'object':
+      w.tag(id, WIRE_BYTES).bytes(encodeMessage(schema, schema.message(type.message), value));
+      return;
+    default:
+      w.tag(id, WIRE_BYTES).bytes(encodeSpecial(type.kind, value));
+  }
+}
+
+function encodeSpecial(kind: FieldType['kind'], value: unknown): Uint8Array {
+  const w = new WireWriter();
+  switch (kind) {
+    case 'time': {
+      // time_proto.go: a zero Time marshals to nothing; otherwise seconds, and nanos left at 0.
+      if (typeof value !== 'string' || value === '') return w.finish();
+      const { seconds } = parseRfc3339(value);
+      w.tag(1, WIRE_VARINT).varint(seconds).tag(2, WIRE_VARINT).varint(0);
+      return w.finish();
+    }
+    case 'microTime': {
+      if (typeof value !== 'string' || value === '') return w.finish();
+      const { seconds, nanos } = parseRfc3339(value);
+      w.tag(1, WIRE_VARINT).varint(seconds).tag(2, WIRE_VARINT).varint(Math.floor(nanos / 1000) * 1000);
+      return w.finish();
+    }
+    case 'duration':
+      w.tag(1, WIRE_VARINT).varint(typeof value === 'string' ? parseDuration(value) : 0);
+      return w.finish();
+    case 'quantity':
+      w.tag(1, WIRE_BYTES).string(value === undefined || value === null ? '0' : String(value));
+      return w.finish();
+    case 'intOrString': {
+      const isString = typeof value === 'string';
+      w.tag(1, WIRE_VARINT).varint(isString ? 1 : 0);
+      w.tag(2, WIRE_VARINT).varint(isString ? 0 : asInteger(value));
+      w.tag(3, WIRE_BYTES).string(typeof value === 'string' ? value : '');
+      return w.finish();
+    }
+    case 'fieldsV1':
+    case 'rawExtension':
+      if (value !== undefined) w.tag(1, WIRE_BYTES).bytes(utf8Bytes(JSON.stringify(value)));
+      return w.finish();
+    default:
+      throw new Error(`proto: no encoding for ${kind}`);
+  }
+}
