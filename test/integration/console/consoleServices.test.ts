@@ -1,0 +1,272 @@
+// The console services against a real embedded control plane (3 Pilothouse
+// members with mutual TLS, `node out/main/cli.js etcd`), through the same
+// BridgeHandlers the Electron shell and the web host call: cold start to
+// healthy, logs, member probes, pause/resume, a crash (kill -9 from outside)
+// restarted by the supervisor, kill-the-leader, move-leader, defrag,
+// snapshot and restore into a new cluster, and nothing left running after
+// dispose. Ports 28500–28505.
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Etcd3 } from 'etcd3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BridgeEventName, BridgeEvents, EventSink, RestoreProgress, SnapshotProgress } from '../../../preload/contract';
+import { createConsoleServices, type ConsoleServices } from '../../../main/console/consoleServices';
+import { CLI_JS } from '../harness/cluster';
+import { etcdctl, parseJsonWithBigIds } from '../harness/etcdctl';
+
+const PORT_BASE = 28500;
+
+class Sink implements EventSink {
+  readonly events: { name: BridgeEventName; payload: unknown }[] = [];
+  emit<E extends BridgeEventName>(name: E, payload: BridgeEvents[E]): void {
+    this.events.push({ name, payload });
+  }
+  of<E extends BridgeEventName>(name: E): BridgeEvents[E][] {
+    return this.events.filter((e) => e.name === name).map((e) => e.payload as BridgeEvents[E]);
+  }
+}
+
+async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await probe();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+let dir: string;
+let sink: Sink;
+let svc: ConsoleServices;
+let coldStartMs = 0;
+const pids = new Set<number>();
+
+function etcdClient(): Etcd3 {
+  const pki = join(dir, 'pki');
+  return new Etcd3({
+    hosts: svc.supervisor.layout.map((m) => m.clientUrl),
+    credentials: {
+      rootCertificate: readFileSync(join(pki, 'ca.crt')),
+      certChain: readFileSync(join(pki, 'client.crt')),
+      privateKey: readFileSync(join(pki, 'client.key')),
+    },
+  });
+}
+
+const h = () => svc.handlers;
+const notePids = () => svc.supervisor.components().forEach((c) => c.pid && pids.add(c.pid));
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'pilothouse-console-'));
+  sink = new Sink();
+  svc = createConsoleServices({ dataDir: dir, portBase: PORT_BASE, cliPath: CLI_JS, runtime: 'web', events: sink, startTimeoutMs: 30_000 });
+  const t0 = Date.now();
+  await svc.start();
+  coldStartMs = Date.now() - t0;
+  notePids();
+}, 60_000);
+
+afterAll(async () => {
+  await svc?.dispose();
+  for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+describe('console services on an embedded control plane', () => {
+  it('starts to healthy, with every startup step done', async () => {
+    console.log(`cold start (PKI + 3 members to linearizable reads): ${coldStartMs} ms (supervisor: ${svc.supervisor.coldStartMs} ms)`);
+    const steps = await h().startupProgress();
+    expect(steps.map((s) => [s.id, s.state])).toEqual([['pki', 'done'], ['members', 'done'], ['leader', 'done'], ['quorum', 'done']]);
+    expect(sink.of('startupProgress').length).toBeGreaterThan(4);
+    const o = await until('healthy overview', async () => {
+      const x = await h().overview();
+      return x.health === 'healthy' && x;
+    });
+    expect(o.summary).toMatch(/^healthy: 3\/3 members, leader m\d \(term \d+\)$/);
+    expect(o.clusterId).toMatch(/^[0-9a-f]{16}$/);
+    expect(o.components.map((c) => [c.id, c.state])).toEqual([['m1', 'running'], ['m2', 'running'], ['m3', 'running']]);
+    expect(sink.of('overview').length).toBeGreaterThan(0);
+  });
+
+  it('probes members like etcdctl endpoint status', async () => {
+    const members = await h().members();
+    expect(members.map((m) => m.name)).toEqual(['m1', 'm2', 'm3']);
+    for (const m of members) {
+      expect(m.id).toMatch(/^[0-9a-f]{16}$/);
+      expect(m.healthy).toBe(true);
+      expect(m.endpoint).toBe(`https://127.0.0.1:${PORT_BASE + 2 * (Number(m.name[1]) - 1)}`);
+      expect(m.probeLatencyMs).toBeGreaterThan(0);
+      expect(m.errors).toEqual([]);
+    }
+    expect(members.filter((m) => m.isLeader)).toHaveLength(1);
+    const leader = members.find((m) => m.isLeader)!;
+    for (const m of members) expect(m.leader).toBe(leader.id);
+    // the same numbers etcdctl prints for the same endpoints
+    const pki = join(dir, 'pki');
+    const ctl = await etcdctl(
+      ['endpoint', 'status', '-w', 'json', `--cacert=${join(pki, 'ca.crt')}`, `--cert=${join(pki, 'client.crt')}`, `--key=${join(pki, 'client.key')}`],
+      { endpoints: members.map((m) => m.endpoint) },
+    );
+    expect(ctl.code).toBe(0);
+    const rows = parseJsonWithBigIds(ctl.stdout) as { Endpoint: string; Status: { header: { member_id: string }; leader: string; raftTerm: number; dbSize?: number; version: string } }[];
+    expect(rows.map((r) => ({ endpoint: r.Endpoint, id: BigInt(r.Status.header.member_id).toString(16).padStart(16, '0'), leader: BigInt(r.Status.leader).toString(16).padStart(16, '0'), term: String(r.Status.raftTerm), db: r.Status.dbSize ?? 0, version: r.Status.version }))).toEqual(
+      members.map((m) => ({ endpoint: m.endpoint, id: m.id, leader: m.leader, term: m.raftTerm, db: m.dbSize, version: m.version })),
+    );
+  });
+
+  it('captures every member\'s output as log lines, searchable, also in DIR/logs', async () => {
+    expect(await h().logComponents()).toEqual(expect.arrayContaining(['m1', 'm2', 'm3']));
+    const lines = await h().logs({ component: 'm1', limit: 50 });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines[0]!.text).toMatch(/^started pid \d+/);
+    const started = await h().logs({ component: 'm2', search: 'STARTED PID' });
+    expect(started).toHaveLength(1);
+    expect(sink.of('logLines').flat().some((l) => l.component === 'm3')).toBe(true);
+    expect(readFileSync(join(dir, 'logs', 'm1.log'), 'utf8')).toContain('pilothouse-console: started pid');
+  });
+
+  it('pauses and resumes a follower', async () => {
+    const follower = (await h().members()).find((m) => !m.isLeader)!;
+    const pid = svc.supervisor.process(follower.name).pid!;
+    const paused = await h().memberAction({ member: follower.name, action: 'pause' });
+    expect(paused).toEqual({ ok: true, message: `${follower.name} paused (SIGSTOP, pid ${pid})`, command: `kill -STOP ${pid}` });
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    expect(st.split(') ')[1]![0]).toBe('T'); // stopped
+    const seen = await until('paused member unhealthy', async () => (await h().members()).find((m) => m.name === follower.name && !m.healthy));
+    expect(seen.process).toBe('paused');
+    expect((await h().overview()).health).toBe('degraded');
+    const resumed = await h().memberAction({ member: follower.name, action: 'resume' });
+    expect(resumed.command).toBe(`kill -CONT ${pid}`);
+    await until('resumed member healthy', async () => (await h().members()).find((m) => m.name === follower.name && m.healthy));
+    expect(svc.supervisor.process(follower.name).pid).toBe(pid);
+  });
+
+  it('restarts a member that crashed (kill -9 from outside), with its restart counted', async () => {
+    const proc = svc.supervisor.process('m3');
+    const pid = proc.pid!;
+    process.kill(pid, 'SIGKILL');
+    await until('m3 restarting', () => proc.state === 'restarting' || (proc.pid !== undefined && proc.pid !== pid));
+    await until('m3 running again', () => proc.state === 'running' && proc.pid !== pid, 20_000);
+    notePids();
+    const status = proc.status();
+    expect(status.restarts).toBe(1);
+    expect(status.lastExit).toMatchObject({ code: null, signal: 'SIGKILL' });
+    expect((await h().logs({ component: 'm3', search: 'crashed; restart 1' })).length).toBe(1);
+  });
+
+  it('kill-the-leader: a new leader at a higher term, a positive failover time, the old leader restarted', async () => {
+    await until('healthy', async () => (await h().overview()).health === 'healthy');
+    const r = await h().killLeaderExperiment();
+    console.log(`failover: ${JSON.stringify(r)}`);
+    expect(r.newLeader).not.toBe(r.killed);
+    expect(BigInt(r.newTerm)).toBeGreaterThan(BigInt(r.oldTerm));
+    expect(r.failoverMs).toBeGreaterThan(0);
+    expect(r.restarted).toBe(true);
+    notePids();
+    const killed = svc.supervisor.process(r.killed);
+    expect(killed.status().lastExit?.signal).toBe('SIGKILL');
+    await until('killed member healthy again', async () => (await h().members()).find((m) => m.name === r.killed && m.healthy), 20_000);
+    const events = await h().leaderTimeline();
+    const lost = [...events].reverse().find((e) => e.kind === 'lost');
+    const elected = [...events].reverse().find((e) => e.kind === 'elected');
+    expect(lost).toMatchObject({ previousLeader: r.killed, term: r.oldTerm });
+    expect(elected).toMatchObject({ leader: r.newLeader, term: r.newTerm });
+    expect(elected!.leaderlessMs).toBeGreaterThanOrEqual(0);
+    expect(sink.of('leaderEvent').length).toBeGreaterThanOrEqual(3);
+    expect(readFileSync(join(dir, 'console', 'leader-history.jsonl'), 'utf8').trim().split('\n').length).toBe(events.length);
+  });
+
+  it('make-leader moves leadership with MoveLeader sent to the leader; defrag runs on one member', async () => {
+    await until('healthy', async () => (await h().overview()).health === 'healthy', 20_000);
+    const members = await h().members();
+    const leader = members.find((m) => m.isLeader)!;
+    const target = members.find((m) => !m.isLeader)!;
+    const r = await h().memberAction({ member: target.name, action: 'make-leader' });
+    expect(r).toEqual({
+      ok: true,
+      message: `Leadership transferred from ${leader.id} to ${target.id}`,
+      command: `etcdctl --endpoints=${leader.endpoint} move-leader ${target.id}`,
+    });
+    await until('target leads', async () => (await h().members()).find((m) => m.name === target.name && m.isLeader));
+    const again = await h().memberAction({ member: target.name, action: 'make-leader' });
+    expect(again.ok).toBe(false);
+    expect(again.message).toBe(`${target.name} is already the leader`);
+    const d = await h().memberAction({ member: 'm2', action: 'defrag' });
+    expect(d).toEqual({ ok: true, message: `Finished defragmenting etcd member[https://127.0.0.1:${PORT_BASE + 2}]`, command: `etcdctl defrag --endpoints=https://127.0.0.1:${PORT_BASE + 2}` });
+  });
+
+  it('takes a snapshot with progress, lists and verifies it, then restores it into a new cluster', async () => {
+    const client = etcdClient();
+    try {
+      for (let i = 0; i < 20; i++) await client.put(`/snap/k${i}`).value(`v${i}`);
+      const before = await h().overview();
+      const { jobId } = await h().takeSnapshot();
+      const done = await until('snapshot done', () => sink.of('snapshotProgress').find((p: SnapshotProgress) => p.jobId === jobId && p.state !== 'running'));
+      expect(done.state).toBe('done');
+      expect(done.bytes).toBe(done.totalBytes);
+      expect(done.bytes % 512).toBe(32);
+      const snap = done.snapshot!;
+      expect(snap.size).toBe(done.bytes);
+      expect(Number(snap.revision)).toBeGreaterThanOrEqual(21);
+      expect(snap.totalKeys).toBeGreaterThanOrEqual(20);
+      expect(snap.hash).toMatch(/^[0-9a-f]+$/);
+      expect((await h().listSnapshots()).map((s) => s.name)).toEqual([snap.name]);
+      expect((await h().verifySnapshot({ name: snap.name })).verified).toBe(true);
+
+      await client.put('/snap/after').value('not in the snapshot');
+      await client.delete().key('/snap/k0');
+      expect(await h().restoreSnapshot({ name: snap.name })).toEqual({ started: true });
+      const finished = await until(
+        'restore finished',
+        () => sink.of('restoreProgress').find((p: RestoreProgress) => p.state === 'failed' || (p.step === 'healthy' && p.state === 'done')),
+        60_000,
+      );
+      expect(finished).toMatchObject({ state: 'done' });
+      expect(finished.clusterId).toMatch(/^[0-9a-f]{16}$/);
+      expect(finished.clusterId).not.toBe(before.clusterId);
+      expect(finished.keys).toBe(20);
+      notePids();
+      expect(sink.of('restoreProgress').map((p) => `${p.step}:${p.state}`)).toEqual([
+        'verify:running', 'verify:done', 'stop:running', 'stop:done', 'set-aside:running', 'set-aside:done',
+        'restore:running', 'restore:done', 'start:running', 'start:done', 'healthy:running', 'healthy:done',
+      ]);
+    } finally {
+      client.close();
+    }
+    const fresh = etcdClient();
+    try {
+      expect(await fresh.get('/snap/k0').string()).toBe('v0');
+      expect(await fresh.get('/snap/k19').string()).toBe('v19');
+      expect(await fresh.get('/snap/after').string()).toBeNull();
+    } finally {
+      fresh.close();
+    }
+    const o = await until('new cluster id in the overview', async () => {
+      await h().members();
+      const x = await h().overview();
+      return x.health === 'healthy' && x;
+    });
+    expect(o.clusterId).toBe(sink.of('restoreProgress').at(-1)!.clusterId);
+  }, 90_000);
+
+  it('dispose stops every member it started', async () => {
+    notePids();
+    const running = svc.supervisor.components().map((c) => c.pid!);
+    expect(running.every(alive)).toBe(true);
+    await svc.dispose();
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+    expect(svc.supervisor.components().map((c) => c.state)).toEqual(['stopped', 'stopped', 'stopped']);
+  });
+});
