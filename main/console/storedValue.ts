@@ -4,6 +4,7 @@
 // is shown, the payload is not), other text as is, binary as a hex dump.
 
 import { stringify } from 'yaml';
+import { decodeStored } from '../apiserver/storage/codec';
 
 export interface DecodedValue {
   encoding: 'protobuf' | 'json' | 'encrypted' | 'text' | 'binary' | 'empty';
@@ -15,14 +16,6 @@ export interface DecodedValue {
 const PROTOBUF_MAGIC = Buffer.from('k8s\0', 'latin1');
 const ENCRYPTED_PREFIX = 'k8s:enc:';
 const HEX_DUMP_LIMIT = 4096;
-
-/** Decoder for protobuf-encoded Kubernetes objects; set by the codec module (kept pluggable so this file has no schema dependency). */
-export type ProtobufObjectDecoder = (data: Uint8Array) => Record<string, unknown>;
-let protobufDecoder: ProtobufObjectDecoder | undefined;
-
-export function setProtobufDecoder(decoder: ProtobufObjectDecoder): void {
-  protobufDecoder = decoder;
-}
 
 export function hexDump(data: Buffer, limit = HEX_DUMP_LIMIT): string {
   const lines: string[] = [];
@@ -45,15 +38,13 @@ function isPrintable(text: string): boolean {
 export function decodeStoredValue(data: Buffer): DecodedValue {
   if (data.length === 0) return { encoding: 'empty', yaml: '' };
   if (data.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
-    if (protobufDecoder) {
-      try {
-        const obj = protobufDecoder(data);
-        return { encoding: 'protobuf', kind: str(obj.kind), apiVersion: str(obj.apiVersion), yaml: stringify(obj) };
-      } catch (err) {
-        return { encoding: 'protobuf', yaml: `# undecodable protobuf value: ${(err as Error).message}\n${hexDump(data)}` };
-      }
+    // The API server's own codec: the same schema that wrote the value reads it.
+    try {
+      const obj = decodeStored(data);
+      return { encoding: 'protobuf', kind: str(obj.kind), apiVersion: str(obj.apiVersion), yaml: stringify(obj) };
+    } catch (err) {
+      return { encoding: 'protobuf', yaml: `# undecodable protobuf value: ${(err as Error).message}\n${hexDump(data)}` };
     }
-    return { encoding: 'protobuf', yaml: hexDump(data) };
   }
   const head = data.subarray(0, 64).toString('latin1');
   if (head.startsWith(ENCRYPTED_PREFIX)) {

@@ -41,3 +41,21 @@ describe('decodeStoredValue', () => {
     expect(hexDump(Buffer.alloc(40), 16)).toContain('… 24 more bytes');
   });
 });
+
+describe('decodeStoredValue with protobuf', () => {
+  it('decodes what the API server stores (k8s\\0 + runtime.Unknown) to YAML', async () => {
+    const { protobufCodec } = await import('../../../main/apiserver/storage/codec');
+    const bytes = protobufCodec().encode({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'nginx', namespace: 'default', labels: { app: 'nginx' } },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'nginx' } }, template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } },
+    });
+    const v = decodeStoredValue(Buffer.from(bytes));
+    expect(v.encoding).toBe('protobuf');
+    expect(v.kind).toBe('Deployment');
+    expect(v.apiVersion).toBe('apps/v1');
+    expect(v.yaml).toContain('replicas: 2');
+    expect(v.yaml).toContain('image: nginx');
+  });
+});
