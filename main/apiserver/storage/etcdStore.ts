@@ -169,6 +169,26 @@ export class EtcdStore implements Storage {
     return out;
   }
 
+  /**
+   * Every object under prefix with its key, read in pages at one revision
+   * (what the watch cache starts from; pages keep each response small).
+   */
+  async listWithKeys(prefix: string, pageSize = 1000): Promise<{ entries: { key: string; obj: KObject }[]; revision: bigint }> {
+    const k = this.pathPrefix + prefix;
+    const end = prefixEnd(k);
+    const entries: { key: string; obj: KObject }[] = [];
+    let start: Buffer = Buffer.from(k);
+    let revision = 0n;
+    for (;;) {
+      const res = await this.client.range({ key: start, rangeEnd: end, limit: pageSize, revision });
+      if (revision === 0n) revision = res.revision;
+      for (const kv of res.kvs) entries.push({ key: kv.key.toString('utf8').slice(this.pathPrefix.length), obj: this.decode(kv) });
+      if (!res.more || res.kvs.length === 0) break;
+      start = Buffer.concat([res.kvs[res.kvs.length - 1].key, Buffer.from([0])]);
+    }
+    return { entries, revision };
+  }
+
   async guaranteedUpdate(key: string, preconditions: Preconditions | undefined, tryUpdate: UpdateFunc, opts?: CreateOptions): Promise<KObject> {
     const k = this.pathPrefix + key;
     let current = await this.readRaw(k, key);

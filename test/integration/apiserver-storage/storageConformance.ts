@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import type { KObject } from '../../../main/apiserver/api/object';
 import type { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
 import type { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
+import type { WatchCache, WatchCacheOptions } from '../../../main/apiserver/storage/watchCache';
 import { StorageError, type Storage, type StorageErrorCode } from '../../../main/apiserver/storage/interface';
 import { record, sleep } from './watchRecorder';
 
@@ -19,6 +20,8 @@ export interface Harness {
   client: EtcdClient;
   /** "/registry/<case>/", ends with '/'. */
   prefix: string;
+  /** Cache runs only: another started cache over the same prefix, closed after the case. */
+  makeCache?: (more?: Partial<WatchCacheOptions>) => Promise<WatchCache>;
 }
 
 export interface Case {

@@ -1,12 +1,14 @@
 // The storage conformance table (storageConformance.ts) against the etcd
-// store and the watch cache, on a real 3-member cluster (Pilothouse members;
+// store and the watch cache (plus the cache's own cases, watchCacheCases.ts), on a real 3-member cluster (Pilothouse members;
 // PILOTHOUSE_TEST_IMPL=etcd runs Debian's etcd 3.4). Ports 28000-28005.
 
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
+import { WatchCache, type WatchCacheOptions } from '../../../main/apiserver/storage/watchCache';
 import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';
 import { jsonTestCodec } from './jsonTestCodec';
+import { cacheCases } from './watchCacheCases';
 import { cases, type Harness } from './storageConformance';
 
 const PORT_BASE = 28000;
@@ -39,6 +41,28 @@ describe('etcd store', () => {
         await c.run(h);
       } finally {
         await storage.close();
+      }
+    });
+  }
+});
+
+describe('watch cache', () => {
+  for (const c of [...cases.filter((c) => c.only !== 'etcd'), ...cacheCases]) {
+    it(c.name, async () => {
+      const prefix = `/registry/cache-${++n}/`;
+      const made: WatchCache[] = [];
+      const makeCache = async (more: Partial<WatchCacheOptions> = {}) => {
+        const cache = new WatchCache({ store: new EtcdStore({ client, codec: jsonTestCodec }), prefix, blockTimeoutMs: 1000, ...more });
+        made.push(cache);
+        await cache.start();
+        return cache;
+      };
+      const storage = await makeCache();
+      const h: Harness = { kind: 'cache', storage, other, client, prefix, makeCache };
+      try {
+        await c.run(h);
+      } finally {
+        for (const m of made) await m.close();
       }
     });
   }

@@ -1,0 +1,143 @@
+// One client's watch on the watch cache (kube's cacheWatcher): its initial
+// events (the snapshot or window replay it started from), then the live
+// changes the cache hands it, filtered by its predicate, then bookmarks.
+//
+// Back-pressure: the sink may return false ("backed up, not taken" — e.g. the
+// HTTP response needs a drain); the event stays queued and delivery retries
+// shortly. Live events queue up to `bufferSize`; a watcher that falls further
+// behind is closed (kube: "Forcing watcher close due to unresponsiveness"), so
+// one slow client never holds the cache or the other watchers back. The
+// client sees its stream end and re-watches from its last resourceVersion.
+
+import type { Predicate, WatchEvent, WatchSink, Watcher } from './interface';
+import { bookmarkEvent, cloneEvent, toWatchEvent, type ObjectEvent } from './watchEvents';
+
+export interface CacheWatcherOptions {
+  /** Which keys the watch covers (its prefix, or one key). */
+  scope: (key: string) => boolean;
+  predicate?: Predicate;
+  allowBookmarks: boolean;
+  bookmarkType?: { apiVersion: string; kind: string };
+  /** Live events that may wait for a backed-up sink before the watcher is closed. */
+  bufferSize: number;
+  bookmarkIntervalMs: number;
+  /** When the REST layer will end the watch (ms since epoch); the last bookmark goes 2 s before. */
+  deadline?: number;
+  now: () => number;
+}
+
+const RETRY_MS = 20;
+/** kube sends the last bookmark this long before the watch's deadline. */
+const DEADLINE_HEADROOM_MS = 2000;
+
+export class CacheWatcher implements Watcher {
+  readonly done: Promise<void>;
+  /** Why the watcher closed itself, if it did ("unresponsive"). */
+  closedBecause: string | undefined;
+  private finish!: () => void;
+  private initial: WatchEvent[] = [];
+  private initialAt = 0;
+  private readonly queue: WatchEvent[] = [];
+  private stopped = false;
+  private retry: NodeJS.Timeout | undefined;
+  /** Changes at or below this revision are already covered by the initial state. */
+  private fromRV = 0n;
+  /** The newest revision delivered (events or bookmarks). */
+  private lastRV = 0n;
+  private nextBookmarkAt: number;
+
+  constructor(
+    private readonly sink: WatchSink,
+    private readonly opts: CacheWatcherOptions,
+    private readonly onStop: (w: CacheWatcher) => void,
+  ) {
+    this.done = new Promise((r) => (this.finish = r));
+    this.nextBookmarkAt = this.bookmarkTimeAfter(opts.now());
+  }
+
+  /** The starting point: initial events, and the revision live changes must exceed. */
+  begin(initial: WatchEvent[], fromRV: bigint): void {
+    this.initial = initial;
+    this.fromRV = fromRV;
+    this.lastRV = fromRV;
+    this.flush();
+  }
+
+  /** A live change from the cache. */
+  add(ev: ObjectEvent): void {
+    if (this.stopped || ev.rev <= this.fromRV || !this.opts.scope(ev.key)) return;
+    const out = toWatchEvent(ev, this.opts.predicate);
+    if (!out) return;
+    this.push(out);
+  }
+
+  /** Queues a BOOKMARK at rv if bookmarks are on and one is due (or `force`, for initial-events-end). */
+  bookmark(rv: bigint, initialEventsEnd = false): void {
+    if (this.stopped || !this.opts.allowBookmarks) return;
+    if (!initialEventsEnd) {
+      const now = this.opts.now();
+      if (now < this.nextBookmarkAt || rv < this.lastRV) return;
+      this.nextBookmarkAt = this.bookmarkTimeAfter(now);
+    }
+    this.push(bookmarkEvent(this.opts.bookmarkType, rv, initialEventsEnd));
+  }
+
+  /** Ends the watch with one ERROR event (e.g. 410 Expired). */
+  fail(status: Record<string, unknown>): void {
+    if (this.stopped) return;
+    this.initial = [];
+    this.queue.length = 0;
+    this.sink({ type: 'ERROR', object: status });
+    this.stop();
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.retry);
+    this.initial = [];
+    this.queue.length = 0;
+    this.onStop(this);
+    this.finish();
+  }
+
+  private push(e: WatchEvent): void {
+    this.queue.push(e);
+    if (this.queue.length > this.opts.bufferSize) {
+      this.closedBecause = 'unresponsive';
+      this.stop();
+      return;
+    }
+    if (!this.retry) this.flush();
+  }
+
+  private flush(): void {
+    this.retry = undefined;
+    while (!this.stopped) {
+      const fromInitial = this.initialAt < this.initial.length;
+      const next = fromInitial ? this.initial[this.initialAt] : this.queue[0];
+      if (!next) break;
+      // Consumers may change what they get; the cache's objects stay intact.
+      if (this.sink(next.type === 'BOOKMARK' ? next : cloneEvent(next)) === false) {
+        this.retry = setTimeout(() => this.flush(), RETRY_MS);
+        return;
+      }
+      if (fromInitial) {
+        this.initialAt++;
+        if (this.initialAt === this.initial.length) {
+          this.initial = [];
+          this.initialAt = 0;
+        }
+      } else this.queue.shift();
+      const rv = (next.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+      if (rv && next.type !== 'ERROR' && BigInt(rv) > this.lastRV) this.lastRV = BigInt(rv);
+    }
+  }
+
+  private bookmarkTimeAfter(now: number): number {
+    const regular = now + this.opts.bookmarkIntervalMs;
+    if (this.opts.deadline === undefined) return regular;
+    const lastBeat = this.opts.deadline - DEADLINE_HEADROOM_MS;
+    return lastBeat > now ? Math.min(regular, lastBeat) : regular;
+  }
+}
