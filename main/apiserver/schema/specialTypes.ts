@@ -9,7 +9,7 @@ const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz
 /** Seconds since the epoch and nanoseconds of an RFC3339 string; throws on anything else (Go's time.Parse). */
 export function parseRfc3339(s: string): { seconds: number; nanos: number } {
   const m = rfc3339.exec(s);
-  if (!m) throw new Error(`parsing time ${JSON.stringify(s)} as "2006-01-02T15:04:05Z07:00": cannot parse`);
+  if (!m) throw new Error(`parsing time ${JSON.stringify(s)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(s)} as "2006"`);
   const [, y, mo, d, h, mi, sec, frac, zone] = m;
   // setUTCFullYear, unlike Date.UTC, keeps years 0-99 as they are.
   const dt = new Date(0);
