@@ -6,7 +6,7 @@ import type { ClusterOverview, MemberStatus, ProcessState, StartupStep } from '.
 export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
 export interface StateStyle {
   tone: Tone;
-  /** A shape that differs per tone: ✓ ok, ▲ warning, ✕ bad, ◌ in progress, ■ stopped, ⏸ paused. */
+  /** A shape that differs per tone: ✓ ok, ▲ warning, ✕ bad, ◌ in progress, ■ stopped, ‖ paused. */
   icon: string;
   label: string;
 }
@@ -15,7 +15,7 @@ const processStyles: Record<ProcessState, StateStyle> = {
   running: { tone: 'ok', icon: '✓', label: 'running' },
   starting: { tone: 'info', icon: '◌', label: 'starting' },
   restarting: { tone: 'info', icon: '↻', label: 'restarting' },
-  paused: { tone: 'warn', icon: '⏸', label: 'paused' },
+  paused: { tone: 'warn', icon: '‖', label: 'paused' },
   stopped: { tone: 'muted', icon: '■', label: 'stopped' },
   crashed: { tone: 'bad', icon: '✕', label: 'crashed' },
 };
@@ -56,6 +56,6 @@ export function stepStyle(state: StartupStep['state']): StateStyle {
 
 export function decisionStyle(decision: 'allowed' | 'denied' | 'error'): StateStyle {
   if (decision === 'allowed') return { tone: 'ok', icon: '✓', label: 'allowed' };
-  if (decision === 'denied') return { tone: 'bad', icon: '⛔', label: 'denied' };
+  if (decision === 'denied') return { tone: 'bad', icon: '⊘', label: 'denied' };
   return { tone: 'warn', icon: '▲', label: 'error' };
 }
