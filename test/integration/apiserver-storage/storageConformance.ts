@@ -3,6 +3,7 @@
 // etcd store and against the watch cache, on a real 3-member cluster. Each
 // case gets its own key prefix, a Storage over it, and a second, independent
 // etcd store ("another API server") for writes the Storage did not make.
+// Objects go through the real storage codec (protobuf "k8s\0" envelope).
 
 import { expect } from 'vitest';
 import type { KObject } from '../../../main/apiserver/api/object';
@@ -105,7 +106,7 @@ export const cases: Case[] = [
       const seen: string[] = [];
       const out = await storage.guaranteedUpdate(`${prefix}a`, undefined, async (cur) => {
         calls++;
-        seen.push(JSON.stringify(cur.data));
+        seen.push(JSON.stringify(cur.data ?? {}));
         if (calls === 1) await other.guaranteedUpdate(`${prefix}a`, undefined, setData('other', '1'));
         return setData('mine', '1')(cur);
       });

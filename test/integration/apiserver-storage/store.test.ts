@@ -7,7 +7,9 @@ import { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { WatchCache, type WatchCacheOptions } from '../../../main/apiserver/storage/watchCache';
 import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';
-import { jsonTestCodec } from './jsonTestCodec';
+import { protobufCodec } from '../../../main/apiserver/storage/codec';
+
+const codec = protobufCodec();
 import { cacheCases } from './watchCacheCases';
 import { cases, type Harness } from './storageConformance';
 
@@ -23,7 +25,7 @@ beforeAll(async () => {
   tc = await startTestCluster(TARGET, PORT_BASE);
   client = new EtcdClient({ endpoints: tc.endpoints });
   otherClient = new EtcdClient({ endpoints: [...tc.endpoints].reverse() });
-  other = new EtcdStore({ client: otherClient, codec: jsonTestCodec });
+  other = new EtcdStore({ client: otherClient, codec });
 });
 
 afterAll(async () => {
@@ -35,7 +37,7 @@ afterAll(async () => {
 describe('etcd store', () => {
   for (const c of cases.filter((c) => c.only !== 'cache')) {
     it(c.name, async () => {
-      const storage = new EtcdStore({ client, codec: jsonTestCodec });
+      const storage = new EtcdStore({ client, codec });
       const h: Harness = { kind: 'etcd', storage, other, client, prefix: `/registry/etcd-${++n}/` };
       try {
         await c.run(h);
@@ -52,7 +54,7 @@ describe('watch cache', () => {
       const prefix = `/registry/cache-${++n}/`;
       const made: WatchCache[] = [];
       const makeCache = async (more: Partial<WatchCacheOptions> = {}) => {
-        const cache = new WatchCache({ store: new EtcdStore({ client, codec: jsonTestCodec }), prefix, blockTimeoutMs: 1000, ...more });
+        const cache = new WatchCache({ store: new EtcdStore({ client, codec }), prefix, blockTimeoutMs: 1000, ...more });
         made.push(cache);
         await cache.start();
         return cache;

@@ -8,7 +8,9 @@ import type { KObject } from '../../../main/apiserver/api/object';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { cm, storageErr, type Case } from './storageConformance';
-import { jsonTestCodec } from './jsonTestCodec';
+import { protobufCodec } from '../../../main/apiserver/storage/codec';
+
+const codec = protobufCodec();
 import { record, sleep } from './watchRecorder';
 
 const names = (items: KObject[]) => items.map((i) => i.metadata.name);
@@ -104,7 +106,7 @@ export const cacheCases: Case[] = [
     name: 'cache: before the first list, reads and watches are Initializing except limited lists without selectors',
     async run({ client, other, prefix }) {
       await other.create(`${prefix}a`, cm('a'));
-      const cold = new WatchCache({ store: new EtcdStore({ client, codec: jsonTestCodec }), prefix });
+      const cold = new WatchCache({ store: new EtcdStore({ client, codec }), prefix });
       try {
         const e = await storageErr(cold.getList(prefix));
         expect(e).toEqual({ code: 'Initializing', message: 'storage is (re)initializing' });
