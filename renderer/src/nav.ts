@@ -18,8 +18,8 @@ export const NAV: readonly NavItem[] = [
   { name: 'members', path: '/members', label: 'Members', icon: '⬢', key: 'm', n: 2 },
   { name: 'leader', path: '/leader', label: 'Leader', icon: '★', key: 'e', n: 3 },
   { name: 'watch', path: '/watch', label: 'Watch events', icon: '⇶', key: 'w', n: 4 },
-  { name: 'admission', path: '/admission', label: 'Admission log', icon: '⛨', key: 'a', n: 5 },
-  { name: 'snapshots', path: '/snapshots', label: 'Snapshots', icon: '⎙', key: 's', n: 6 },
+  { name: 'admission', path: '/admission', label: 'Admission log', icon: '◈', key: 'a', n: 5 },
+  { name: 'snapshots', path: '/snapshots', label: 'Snapshots', icon: '▣', key: 's', n: 6 },
   { name: 'terminal', path: '/terminal', label: 'Terminal', icon: '❯', key: 't', n: 7 },
   { name: 'logs', path: '/logs', label: 'Logs', icon: '☰', key: 'l', n: 8 },
 ];

@@ -47,6 +47,8 @@ export const useWatchEventsStore = defineStore('watchEvents', () => {
   const detail = shallowRef<WatchEventDetail | null>(null);
   const detailLoading = ref(false);
   const detailError = ref('');
+  /** How often the services' feed started over (seq numbers reset): the list was cleared each time. */
+  const feedRestarts = ref(0);
   let lastSeq = -1;
   let unsubscribe: (() => void) | undefined;
   const seenResources = new Set<string>();
@@ -79,8 +81,27 @@ export const useWatchEventsStore = defineStore('watchEvents', () => {
     }
   }
 
+  /**
+   * An event at or below the last seq we hold is a duplicate (a load()
+   * overlapping the stream) only if we hold that very event; otherwise the
+   * services' feed started over (a restore restarts it, and so does a new
+   * host) and its seq numbers with it.
+   */
+  function isRestart(e: WatchEventRecord): boolean {
+    if (e.seq > lastSeq) return false;
+    const oldest = ring.oldest();
+    const held = oldest ? ring.at(e.seq - oldest.seq) : undefined;
+    return !(held && held.seq === e.seq && held.key === e.key && held.revision === e.revision);
+  }
+
   /** Folds a batch in now (the stream goes through the frame batcher first). */
   function ingest(batch: readonly WatchEventRecord[]): void {
+    if (batch.length > 0 && isRestart(batch[0])) {
+      // Old seqs would collide with the new feed's (and their values are gone with the old feed).
+      clear();
+      lastSeq = -1;
+      feedRestarts.value++;
+    }
     const fresh = batch.filter((e) => e.seq > lastSeq);
     if (fresh.length === 0) return;
     lastSeq = fresh[fresh.length - 1].seq;
@@ -185,7 +206,7 @@ export const useWatchEventsStore = defineStore('watchEvents', () => {
 
   return {
     visible, filter, paused, arrivedWhilePaused, received, kept, resources, namespaces, loaded, loading, error,
-    selectedSeq, selected, detail, detailLoading, detailError,
+    selectedSeq, selected, detail, detailLoading, detailError, feedRestarts,
     ingest, rebuild, setFilter, clearFilter, pause, resume, clear, load, connect, disconnect, select,
   };
 });

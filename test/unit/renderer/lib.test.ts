@@ -184,8 +184,8 @@ describe('format and state styles', () => {
     { n: 125_000, want: '2 min 5 s' },
   ];
   for (const c of ms) it(`formatMs(${c.n})`, () => expect(formatMs(c.n)).toBe(c.want));
-  it('a paused member shows paused (shape ⏸) even if its last probe was healthy', () => {
-    expect(memberStyle({ healthy: true, process: 'paused', errors: [] })).toMatchObject({ tone: 'warn', icon: '⏸' });
+  it('a paused member shows paused (shape ‖) even if its last probe was healthy', () => {
+    expect(memberStyle({ healthy: true, process: 'paused', errors: [] })).toMatchObject({ tone: 'warn', icon: '‖' });
     expect(memberStyle({ healthy: false, process: 'running', errors: [] })).toMatchObject({ tone: 'bad', icon: '✕' });
     expect(memberStyle({ healthy: true, errors: ['x'] })).toMatchObject({ tone: 'warn', icon: '▲' });
   });

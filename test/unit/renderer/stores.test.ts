@@ -113,6 +113,20 @@ describe('watchEvents store', () => {
     expect(s.detailError).toMatch(/no longer hold/);
   });
 
+  it('a feed that starts over (seq back to 1, other events) clears the list instead of dropping the new events', () => {
+    provideBridge(fakeBridge({}).bridge);
+    const s = useWatchEventsStore();
+    s.ingest(range(1, 50));
+    s.ingest(range(40, 5)); // true duplicates: ignored, no restart
+    expect(s.feedRestarts).toBe(0);
+    expect(s.received).toBe(50);
+    s.ingest([ev(1, { key: '/restored/a', revision: '9' }), ev(2, { key: '/restored/b', revision: '10' })]);
+    expect(s.feedRestarts).toBe(1);
+    expect(s.visible.map((e) => e.key)).toEqual(['/restored/a', '/restored/b']);
+    s.ingest(range(3, 2));
+    expect(s.visible.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
   it('firstAtOrAfter is a lower bound on seq', () => {
     const arr = [ev(2), ev(4), ev(6)];
     expect([1, 2, 3, 6, 7].map((x) => firstAtOrAfter(arr, x))).toEqual([0, 0, 1, 2, 3]);
