@@ -1,0 +1,83 @@
+// The Electron main process, wired: single instance, one locked-down window on
+// the built renderer, the bridge over IPC with sender checks, the console
+// services (the embedded control plane) started with the window and disposed
+// before the app quits. Electron arrives as a parameter: main/index.ts loads
+// it dynamically so builds and tests never need the binary.
+
+import { pathToFileURL } from 'node:url';
+import type { BrowserWindow as BrowserWindowType } from 'electron';
+import type { BridgeHandlers, EventSink } from '../../preload/contract';
+import { registerBridgeIpc, webContentsEventSink } from './ipcBridge';
+import { guardNavigation, permissionAllowed, withCsp } from './navigationPolicy';
+import { isTrustedSender } from './senderCheck';
+import { windowOptions } from './windowOptions';
+
+type ElectronModule = typeof import('electron');
+
+interface HostedServices {
+  handlers: BridgeHandlers;
+  start(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export interface ElectronAppOptions {
+  /** out/renderer/index.html */
+  rendererIndex: string;
+  /** out/preload/index.cjs */
+  preloadPath: string;
+  /** The control plane's data dir; default: <userData>/cluster. */
+  dataDir?: string;
+  portBase: number;
+  cliPath: string;
+  createServices: (opts: { dataDir: string; portBase: number; cliPath: string; runtime: 'electron'; events: EventSink }) => HostedServices;
+}
+
+export async function runElectronApp(electron: ElectronModule, opts: ElectronAppOptions): Promise<void> {
+  const { app, BrowserWindow, ipcMain, session, shell, dialog } = electron;
+  // A second launch hands over to the first (which focuses its window) and exits.
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+  let win: BrowserWindowType | undefined;
+  app.on('second-instance', () => {
+    if (!win || win.isDestroyed()) return;
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+  });
+  // Every webContents the app ever creates gets the navigation policy, not only ours.
+  app.on('web-contents-created', (_event, contents) => guardNavigation(contents, (url) => void shell.openExternal(url)));
+
+  await app.whenReady();
+  const ses = session.defaultSession;
+  ses.setPermissionRequestHandler((_wc, permission, callback) => callback(permissionAllowed(permission)));
+  ses.setPermissionCheckHandler((_wc, permission) => permissionAllowed(permission));
+  ses.webRequest.onHeadersReceived((details, callback) => callback({ responseHeaders: withCsp(details.responseHeaders) }));
+
+  const indexUrl = pathToFileURL(opts.rendererIndex).href;
+  const events = webContentsEventSink(() => (win && !win.isDestroyed() ? win.webContents : undefined));
+  const dataDir = opts.dataDir ?? `${app.getPath('userData')}/cluster`;
+  const services = opts.createServices({ dataDir, portBase: opts.portBase, cliPath: opts.cliPath, runtime: 'electron', events });
+  const unregister = registerBridgeIpc(ipcMain, services.handlers, (sender) =>
+    isTrustedSender(sender, { webContentsId: win && !win.isDestroyed() ? win.webContents.id : undefined, indexUrl }),
+  );
+
+  // Quit waits for the control plane to stop: members get SIGTERM, not orphaned.
+  let disposed = false;
+  app.on('before-quit', (event) => {
+    if (disposed) return;
+    event.preventDefault();
+    disposed = true;
+    unregister();
+    void services.dispose().finally(() => app.quit());
+  });
+  app.on('window-all-closed', () => app.quit());
+
+  win = new BrowserWindow(windowOptions({ preloadPath: opts.preloadPath }));
+  win.once('ready-to-show', () => win?.show());
+  await win.loadFile(opts.rendererIndex);
+  services.start().catch((err: unknown) => {
+    dialog.showErrorBox('Pilothouse', `The control plane did not start: ${(err as Error).message}`);
+  });
+}
