@@ -1,0 +1,207 @@
+// The API server, assembled: the etcd client and store (protobuf or JSON
+// codec), one watch cache per resource, the service allocators, the REST
+// scopes, discovery/health/OpenAPI, the handler chain and the secure port.
+// `pilothouse apiserver` (main/common/cli/apiserverCommand.ts) parses the
+// flags into ApiServerConfig and calls startApiServer.
+//
+// Startup order, as kube-apiserver: storage first (every watch cache has
+// listed), then the bootstrap objects, then serve. /readyz turns ready once
+// the bootstrap objects exist; /livez and /healthz check etcd.
+
+import type { KObject } from './api/object';
+import type { ResourceDef } from './registry/resourceDef';
+import { createServiceAllocators } from './registry/allocator/serviceAllocators';
+import { codecFor } from './storage/codec';
+import { EtcdClient, type TlsFiles } from './storage/etcdClient';
+import { EtcdStore } from './storage/etcdStore';
+import { StorageError, type Storage } from './storage/interface';
+import { WatchCache } from './storage/watchCache';
+import { createDiscoveryHandler, type OpenApiSource } from './discovery/discoveryHandler';
+import { timedCheck, type HealthCheck } from './discovery/health';
+import type { AdmissionPlugin } from './endpoints/admission';
+import { keyFor, scopeFor, type ResourceScope, type RestServices } from './endpoints/scope';
+import { createDecoded } from './endpoints/create';
+import type { RequestContext } from './server/context';
+import { parseRequestInfo } from './server/requestInfo';
+import { TraceRecorder } from './server/traceRecorder';
+import { x509Authenticator, type Authenticator } from './server/authenticator';
+import { alwaysAllow, type Authorizer } from './server/authorizer';
+import { compose } from './server/handlerChain';
+import { serveSecurely, type SecureServer } from './server/httpsServer';
+import { createRouter } from './server/router';
+import { DEFAULT_TRACE_BUFFER_SIZE, RequestTraceLog } from './server/traceLog';
+import { withAuditHook, type AuditSink } from './server/filters/withAuditHook';
+import { withAuthentication } from './server/filters/withAuthentication';
+import { withAuthorization } from './server/filters/withAuthorization';
+import { withPanicRecovery } from './server/filters/withPanicRecovery';
+import { withRequestInfo } from './server/filters/withRequestInfo';
+
+export interface ApiServerConfig {
+  etcdServers: string[];
+  etcdTls?: TlsFiles;
+  etcdPrefix: string;
+  storageMediaType: string;
+  bindAddress: string;
+  securePort: number;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  clientCaFile?: string;
+  serviceClusterIpRange: string;
+  serviceNodePortRange: string;
+  /** resource(.group) → capacity of its watch cache's event window (--watch-cache-sizes). */
+  watchCacheSizes: Map<string, number>;
+  defaultWatchCacheSize: number;
+  traceBufferSize?: number;
+  resources: ResourceDef[];
+  /** Objects made at start when missing (namespaces, the kubernetes Service); given the allocators' first IP. */
+  bootstrapObjects?: (serviceCIDR: string) => KObject[];
+  openapi?: (resources: ResourceDef[]) => OpenApiSource;
+  authenticators?: Authenticator[];
+  authorizers?: Authorizer[];
+  auditSinks?: AuditSink[];
+  admission?: AdmissionPlugin[];
+  log?: (line: string) => void;
+}
+
+export interface RunningApiServer {
+  port: number;
+  url: string;
+  traces: RequestTraceLog;
+  stop(): Promise<void>;
+}
+
+export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiServer> {
+  const log = cfg.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const prefix = cfg.etcdPrefix.replace(/\/+$/, '');
+  const client = new EtcdClient({ endpoints: cfg.etcdServers, tls: cfg.etcdTls });
+  const store = new EtcdStore({ client, codec: codecFor(cfg.storageMediaType) });
+  const caches = new Map<string, WatchCache>();
+  const scopes = new Map<string, ResourceScope>();
+  const groupResource = (resource: string, group = '') => (group ? `${resource}.${group}` : resource);
+
+  const storageFor = (resource: string, group = ''): Storage => {
+    const c = caches.get(groupResource(resource, group));
+    if (c) return c;
+    // Not a served resource (e.g. RangeAllocation under /registry/ranges): the etcd store itself.
+    return store;
+  };
+  const allocators = createServiceAllocators({ storage: store, prefix, serviceCIDR: cfg.serviceClusterIpRange, nodePortRange: cfg.serviceNodePortRange });
+  const services: RestServices = { etcdPrefix: prefix, storageFor, allocators, admission: cfg.admission ?? [], now: () => new Date() };
+
+  for (const def of cfg.resources) {
+    const gr = groupResource(def.resource, def.group);
+    let cache = caches.get(gr);
+    if (!cache) {
+      cache = new WatchCache({
+        store,
+        prefix: `${prefix}/${def.storagePrefix}/`,
+        capacity: cfg.watchCacheSizes.get(gr) ?? cfg.defaultWatchCacheSize,
+        bookmarkType: { apiVersion: def.group ? `${def.group}/${def.version}` : def.version, kind: def.kind },
+      });
+      caches.set(gr, cache);
+    }
+    scopes.set(`${def.group}/${def.version}/${def.resource}`, scopeFor(def, cache, services));
+  }
+  await Promise.all([...caches.values()].map((c) => c.start()));
+  log(`apiserver: watch caches ready for ${caches.size} resources`);
+
+  let bootstrapped = false;
+  if (cfg.bootstrapObjects) {
+    await createBootstrapObjects(cfg.bootstrapObjects(cfg.serviceClusterIpRange), cfg.resources, scopes, log);
+  }
+  bootstrapped = true;
+
+  const etcdCheck = timedCheck('etcd', 2000, () => store.currentRevision());
+  const ping: HealthCheck = { name: 'ping', check: async () => {} };
+  const logCheck: HealthCheck = { name: 'log', check: async () => {} };
+  const bootstrapCheck: HealthCheck = {
+    name: 'poststarthook/bootstrap-objects',
+    check: async () => {
+      if (!bootstrapped) throw new Error('not finished');
+    },
+  };
+  const cacheCheck: HealthCheck = {
+    name: 'informer-sync',
+    check: async () => {
+      for (const c of caches.values()) if (!c.isReady) throw new Error(`${c.prefix} not synced`);
+    },
+  };
+  const traces = new RequestTraceLog(cfg.traceBufferSize ?? DEFAULT_TRACE_BUFFER_SIZE);
+  const meta = createDiscoveryHandler({
+    resources: () => cfg.resources,
+    serverAddress: `${cfg.bindAddress}:${cfg.securePort}`,
+    health: { livez: [ping, logCheck, etcdCheck], readyz: [ping, logCheck, etcdCheck, cacheCheck, bootstrapCheck] },
+    openapi: cfg.openapi?.(cfg.resources),
+  });
+  const router = createRouter({ lookup: (g, v, r) => scopes.get(`${g}/${v}/${r}`), meta, traces });
+  const chain = compose(
+    [
+      withPanicRecovery(log),
+      withRequestInfo(),
+      withAuthentication(cfg.authenticators ?? [x509Authenticator()]),
+      withAuditHook(cfg.auditSinks ?? []),
+      withAuthorization(cfg.authorizers ?? [alwaysAllow]),
+    ],
+    router,
+  );
+  let secure: SecureServer;
+  try {
+    secure = await serveSecurely(cfg, chain, traces);
+  } catch (err) {
+    await Promise.all([...caches.values()].map((c) => c.close()));
+    await store.close();
+    throw err;
+  }
+  const url = `https://${cfg.bindAddress.includes(':') ? `[${cfg.bindAddress}]` : cfg.bindAddress}:${secure.port}`;
+  return {
+    port: secure.port,
+    url,
+    traces,
+    async stop() {
+      await secure.close();
+      await Promise.all([...caches.values()].map((c) => c.close()));
+      await store.close();
+    },
+  };
+}
+
+/**
+ * Creates each bootstrap object that does not exist yet, through the create
+ * lifecycle (defaults, allocations, system fields, validation) as the
+ * system:apiserver user — so the default/kubernetes Service holds its
+ * allocated IP exactly as one made by a client would.
+ */
+async function createBootstrapObjects(objs: KObject[], defs: ResourceDef[], scopes: Map<string, ResourceScope>, log: (l: string) => void): Promise<void> {
+  for (const obj of objs) {
+    const [group, version] = obj.apiVersion!.includes('/') ? obj.apiVersion!.split('/') : ['', obj.apiVersion!];
+    const def = defs.find((d) => d.group === group && d.version === version && d.kind === obj.kind);
+    if (!def) throw new Error(`bootstrap object of unserved kind ${obj.apiVersion}/${obj.kind}`);
+    const scope = scopes.get(`${def.group}/${def.version}/${def.resource}`)!;
+    const ns = obj.metadata.namespace ?? '';
+    try {
+      await scope.storage.get(keyFor(scope, ns, obj.metadata.name!));
+      continue;
+    } catch (err) {
+      if (!(err instanceof StorageError && err.code === 'KeyNotFound')) throw err;
+    }
+    const ctx = internalContext(def.resource, ns);
+    try {
+      await createDecoded(ctx, scope, structuredClone(obj), false, 'kube-apiserver', 'Update');
+      log(`apiserver: created ${def.resource}/${obj.metadata.name}${ns ? ` in ${ns}` : ''}`);
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409) throw err;
+    }
+  }
+}
+
+/** A request context for the server's own writes (no HTTP request behind it). */
+function internalContext(resource: string, namespace: string): RequestContext {
+  const info = parseRequestInfo('POST', `/api/v1/namespaces/${namespace || '_'}/${resource}`);
+  info.namespace = namespace;
+  return {
+    info,
+    user: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] },
+    trace: new TraceRecorder('POST', info.path),
+    warnings: [],
+  } as unknown as RequestContext;
+}

@@ -1,0 +1,90 @@
+// GET of one object and of a collection (k8s.io/apiserver handlers/get.go):
+// storage reads with kube's resourceVersion semantics (the watch cache
+// decides where each read is served from), scheme defaulting on the way out,
+// then the form the client asked for: the object/list, a Table, or metadata only.
+
+import type { KObject } from '../api/object';
+import type { RequestContext } from '../server/context';
+import { encodeBody, writeRaw } from '../server/responseWriter';
+import { keyFor, listPrefix, type ResourceScope } from './scope';
+import { parseListOptions, type ParsedListOptions } from './listOptions';
+import { stripTypeMeta, setTypeMeta } from './objectMeta';
+import { negotiateOutput, outputContentType, type OutputKind } from './outputFormat';
+import { storageCall } from './storageErrors';
+import { parseIncludeObject, partialObjectMetadata, toTable } from './table';
+import { serveWatch } from './watch';
+
+export async function getObject(ctx: RequestContext, scope: ResourceScope): Promise<void> {
+  const { namespace, name } = ctx.info;
+  const output = negotiateOutput(ctx.req.headers.accept, false);
+  const rv = ctx.url.searchParams.get('resourceVersion') ?? undefined;
+  const obj = await ctx.trace.stage('storage', () =>
+    storageCall(scope.qr, name, 'get', () => scope.storage.get(keyFor(scope, namespace, name), { resourceVersion: rv || undefined })),
+  );
+  const out = readable(scope, obj);
+  ctx.trace.storage('read', out.metadata.resourceVersion);
+  writeOutput(ctx, scope, output, 200, [out], { resourceVersion: out.metadata.resourceVersion }, false);
+}
+
+export async function listObjects(ctx: RequestContext, scope: ResourceScope): Promise<void> {
+  const opts = parseListOptions(scope.def, ctx.url.searchParams);
+  if (opts.watch) {
+    await serveWatch(ctx, scope, opts);
+    return;
+  }
+  const output = negotiateOutput(ctx.req.headers.accept, true);
+  const result = await ctx.trace.stage('storage', () =>
+    storageCall(scope.qr, '', 'list', () => scope.storage.getList(listPrefix(scope, ctx.info.namespace), storageListOptions(scope, ctx.info.namespace, opts))),
+  );
+  const items = result.items.map((o) => readable(scope, o));
+  ctx.trace.storage('read', result.resourceVersion);
+  const meta = { resourceVersion: result.resourceVersion, continue: result.continue, remainingItemCount: result.remainingItemCount };
+  writeOutput(ctx, scope, output, 200, items, meta, true);
+}
+
+export function storageListOptions(scope: ResourceScope, namespace: string, opts: ParsedListOptions) {
+  const exactKey = opts.exactName !== undefined && (namespace || !scope.def.namespaced) ? keyFor(scope, namespace, opts.exactName) : undefined;
+  return {
+    resourceVersion: opts.resourceVersion,
+    resourceVersionMatch: opts.resourceVersionMatch,
+    limit: opts.limit,
+    continue: opts.continue,
+    predicate: opts.predicate,
+    exactKey,
+  };
+}
+
+/** An object as clients see it: type meta set, scheme defaults applied. */
+export function readable(scope: ResourceScope, obj: KObject): KObject {
+  const o = setTypeMeta(scope, obj);
+  scope.def.strategy.defaults(o);
+  return o;
+}
+
+interface ListMetaOut {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export function writeOutput(ctx: RequestContext, scope: ResourceScope, output: OutputKind, code: number, items: KObject[], meta: ListMetaOut, isList: boolean): void {
+  let body: unknown;
+  if (output.kind === 'table') {
+    const includeObject = parseIncludeObject(ctx.url.searchParams.get('includeObject'));
+    body = toTable(scope.def, items, meta, { version: output.version, includeObject, noHeaders: false, now: scope.services.now() });
+  } else if (output.kind === 'partial') {
+    body = isList
+      ? { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${output.version}`, metadata: listMeta(meta), items: items.map((o) => partialObjectMetadata(o, output.version)) }
+      : partialObjectMetadata(items[0]!, output.version);
+  } else {
+    body = isList ? { kind: scope.def.listKind, apiVersion: scope.apiVersion, metadata: listMeta(meta), items: items.map(stripTypeMeta) } : items[0];
+  }
+  writeRaw(ctx, code, outputContentType(output), encodeBody(body, output.serialization));
+}
+
+function listMeta(meta: ListMetaOut): Record<string, unknown> {
+  const m: Record<string, unknown> = { resourceVersion: meta.resourceVersion };
+  if (meta.continue) m.continue = meta.continue;
+  if (meta.remainingItemCount !== undefined) m.remainingItemCount = meta.remainingItemCount;
+  return m;
+}

@@ -1,0 +1,88 @@
+// Reading and decoding request bodies as kube's REST handlers do: the body is
+// limited to 3 MiB (kube's default max request body), the Content-Type picks
+// the decoder (JSON or YAML here; anything else is 415), and a body that does
+// not parse is a 400 whose text follows kube's: `the object provided is
+// unrecognized (must be of type Deployment): couldn't get version/kind; json
+// parse error: invalid character ...` with Go's json wording and a 30-byte
+// summary of the data.
+
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { badRequest, failure, unsupportedMediaType } from '../api/status';
+import { parseMediaType } from '../server/mediaType';
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'];
+
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > limit) throw failure(413, 'RequestEntityTooLarge', `the server has received a request that is too large: limit is ${limit} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** 'json' | 'yaml' for a body Content-Type, or a 415 listing what is accepted. */
+export function bodyFormat(contentType: string | undefined, accepted: string[] = BODY_MEDIA_TYPES): string {
+  const mt = parseMediaType(contentType ?? 'application/octet-stream');
+  const full = mt ? `${mt.type}/${mt.subtype}` : '';
+  if (!accepted.includes(full)) throw unsupportedMediaType(accepted);
+  return full;
+}
+
+/** Parses a JSON or YAML body into a plain value; syntax errors carry kube's wording (without the type prefix). */
+export function parseBody(data: Buffer, mediaType: string): unknown {
+  const text = data.toString('utf8');
+  if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
+    try {
+      const v = parseYaml(text, { prettyErrors: false, uniqueKeys: false });
+      return v === null ? {} : v;
+    } catch (err) {
+      const e = err as { linePos?: { line: number }[]; message: string };
+      const line = e.linePos?.[0]?.line;
+      const msg = e.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '');
+      throw new BodyParseError(`error converting YAML to JSON: yaml: ${line !== undefined ? `line ${line}: ` : ''}${msg}`);
+    }
+  }
+  if (text.trim() === '') throw new BodyParseError('couldn\'t get version/kind; json parse error: unexpected end of JSON input');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new BodyParseError(`couldn't get version/kind; json parse error: ${goJsonError(text, (err as Error).message)}`);
+  }
+}
+
+export class BodyParseError extends Error {}
+
+/** transformDecodeError: the 400 for a body that could not be decoded into `kind`. */
+export function undecodable(kind: string, err: BodyParseError, data: Buffer): ReturnType<typeof badRequest> {
+  return badRequest(`the object provided is unrecognized (must be of type ${kind}): ${err.message} (${summarize(data)})`);
+}
+
+function summarize(data: Buffer): string {
+  let d = data;
+  while (d.length > 0 && d[0] === 0x0a) d = d.subarray(1);
+  if (d.length === 0) return '<empty>';
+  return d.length > 30 ? `${d.subarray(0, 30).toString('utf8')} ...` : d.toString('utf8');
+}
+
+/** Go's encoding/json syntax error text for the first error V8 reported. */
+export function goJsonError(text: string, v8Message: string): string {
+  const m = /position (\d+)/.exec(v8Message);
+  const token = /Unexpected token '(.)'/.exec(v8Message);
+  const pos = m ? Number(m[1]) : -1;
+  if (token) return `invalid character '${token[1]}' looking for beginning of value`;
+  if (pos < 0 || pos >= text.length || /Unexpected end|Unterminated/.test(v8Message)) return 'unexpected end of JSON input';
+  const c = text[pos]!;
+  const ch = c === "'" ? "'\\''" : `'${c}'`;
+  if (/Expected (property name or '}'|double-quoted property name)/.test(v8Message)) return `invalid character ${ch} looking for beginning of object key string`;
+  if (/Expected ',' or '}' after property value/.test(v8Message)) return `invalid character ${ch} after object key:value pair`;
+  if (/Expected ':' after property name/.test(v8Message)) return `invalid character ${ch} after object key`;
+  if (/Expected ',' or ']' after array element/.test(v8Message)) return `invalid character ${ch} after array element`;
+  if (/non-whitespace character after JSON/.test(v8Message)) return `invalid character ${ch} after top-level value`;
+  return `invalid character ${ch} looking for beginning of value`;
+}

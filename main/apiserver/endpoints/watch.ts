@@ -1,0 +1,100 @@
+// Watch streaming (k8s.io/apiserver handlers/watch.go): HTTP 200, chunked,
+// one compact JSON event per line, written as soon as it happens:
+//   {"type":"ADDED|MODIFIED|DELETED|BOOKMARK|ERROR","object":{...}}
+// Errors after the stream started (410 Expired for a too-old
+// resourceVersion) are an ERROR event carrying the Status, then the end. The
+// stream ends at timeoutSeconds (default: random in [1800 s, 3600 s), kube's
+// --min-request-timeout rule) or when the client goes away. With a Table
+// Accept header each object is a one-row Table; only the first carries
+// columnDefinitions. Objects get the same defaults and type meta as reads.
+
+import type { KObject } from '../api/object';
+import type { RequestContext } from '../server/context';
+import type { WatchEvent, Watcher } from '../storage/interface';
+import type { ParsedListOptions } from './listOptions';
+import { negotiateOutput } from './outputFormat';
+import { readable } from './read';
+import { listPrefix, type ResourceScope } from './scope';
+import { interpretStorageError } from './storageErrors';
+import { toStatus } from '../server/responseWriter';
+import { parseIncludeObject, partialObjectMetadata, toTable } from './table';
+
+export const MIN_REQUEST_TIMEOUT_S = 1800;
+
+export function watchTimeoutMs(requested: number | undefined, random: () => number = Math.random): number {
+  if (requested !== undefined && requested > 0) return requested * 1000;
+  return Math.floor(MIN_REQUEST_TIMEOUT_S * (1 + random())) * 1000;
+}
+
+export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts: ParsedListOptions): Promise<void> {
+  const output = negotiateOutput(ctx.req.headers.accept, true);
+  const includeObject = output.kind === 'table' ? parseIncludeObject(ctx.url.searchParams.get('includeObject')) : 'Metadata';
+  const res = ctx.res;
+  const contentType = output.serialization === 'yaml' ? 'application/yaml;stream=watch' : 'application/json';
+  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Audit-Id': ctx.trace.trace.id, 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+  ctx.req.socket.setNoDelay(true);
+  ctx.trace.respond(200);
+  ctx.trace.storage('watch', opts.resourceVersion);
+
+  let sentHeaders = false;
+  let ended = false;
+  const transform = (ev: WatchEvent): WatchEvent => {
+    if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return ev;
+    const obj = readable(scope, ev.object as KObject);
+    if (output.kind === 'table') {
+      const table = toTable(scope.def, [obj], { resourceVersion: obj.metadata.resourceVersion }, {
+        version: output.version,
+        includeObject,
+        noHeaders: sentHeaders,
+        now: scope.services.now(),
+      });
+      sentHeaders = true;
+      return { type: ev.type, object: table };
+    }
+    if (output.kind === 'partial') return { type: ev.type, object: partialObjectMetadata(obj, output.version) };
+    return { type: ev.type, object: obj };
+  };
+  const send = (ev: WatchEvent): void => {
+    if (ended) return;
+    let line: string;
+    try {
+      line = JSON.stringify(transform(ev));
+    } catch (err) {
+      line = JSON.stringify({ type: 'ERROR', object: toStatus(interpretStorageError(err, scope.qr, '', 'watch')) });
+    }
+    res.write(`${line}\n`);
+  };
+
+  let watcher: Watcher;
+  try {
+    watcher = scope.storage.watch(
+      listPrefix(scope, ctx.info.namespace),
+      {
+        resourceVersion: opts.resourceVersion,
+        sendInitialEvents: opts.sendInitialEvents,
+        allowWatchBookmarks: opts.allowWatchBookmarks,
+        predicate: opts.predicate,
+        bookmarkType: { apiVersion: scope.apiVersion, kind: scope.def.kind },
+      },
+      send,
+    );
+  } catch (err) {
+    send({ type: 'ERROR', object: toStatus(interpretStorageError(err, scope.qr, '', 'watch')) as unknown as Record<string, unknown> });
+    ended = true;
+    res.end();
+    return;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  const finished = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, watchTimeoutMs(opts.timeoutSeconds));
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    void watcher.done.then(() => resolve());
+  });
+  await finished;
+  clearTimeout(timer);
+  watcher.stop();
+  ended = true;
+  if (!res.writableEnded) res.end();
+}

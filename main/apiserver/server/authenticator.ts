@@ -1,0 +1,67 @@
+// Authenticators, tried in order (kube's union authenticator): each returns a
+// user, or undefined when the request carries no credential it understands,
+// or throws when it carries one that is invalid. The first user wins; every
+// authenticated user also gets the group system:authenticated. [A2] adds
+// token and service-account authenticators to the same list.
+
+import { createHash } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
+import type { IncomingMessage } from 'node:http';
+import type { UserInfo } from '../registry/resourceDef';
+
+export interface Authenticator {
+  name: string;
+  authenticate(req: IncomingMessage): Promise<UserInfo | undefined> | UserInfo | undefined;
+}
+
+export class AuthenticationError extends Error {}
+
+/**
+ * x509 client certificates verified against --client-ca-file: the TLS layer
+ * asked for a certificate and checked the chain against that CA (the server
+ * sets requestCert with the CA and rejectUnauthorized false, so a request
+ * without a certificate still arrives and other authenticators may take it).
+ * CN → username, O → groups, as kube's x509 CommonNameUserConversion.
+ */
+export function x509Authenticator(): Authenticator {
+  return {
+    name: 'x509',
+    authenticate(req) {
+      const socket = req.socket as TLSSocket;
+      if (typeof socket.getPeerCertificate !== 'function') return undefined;
+      const cert = socket.getPeerCertificate(false);
+      if (!cert || Object.keys(cert).length === 0) return undefined;
+      if (!socket.authorized) {
+        throw new AuthenticationError(`verifying certificate SN=${cert.serialNumber}, SKID=, AKID= failed: ${String(socket.authorizationError ?? 'x509: certificate signed by unknown authority')}`);
+      }
+      const cn = one(cert.subject?.CN);
+      if (!cn) throw new AuthenticationError('x509: client certificate has no common name');
+      const org = cert.subject?.O;
+      const groups = org === undefined ? [] : Array.isArray(org) ? org : [org];
+      const fp = createHash('sha256').update(cert.raw).digest('hex');
+      return { username: cn, groups, extra: { 'authentication.kubernetes.io/credential-id': [`X509SHA256=${fp}`] } };
+    },
+  };
+}
+
+function one(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Runs the authenticators in order; adds system:authenticated to whoever was recognised. */
+export async function authenticate(authenticators: Authenticator[], req: IncomingMessage): Promise<UserInfo | undefined> {
+  let firstError: Error | undefined;
+  for (const a of authenticators) {
+    try {
+      const user = await a.authenticate(req);
+      if (user) {
+        const groups = user.groups.includes('system:authenticated') ? user.groups : [...user.groups, 'system:authenticated'];
+        return { ...user, groups };
+      }
+    } catch (err) {
+      firstError ??= err instanceof Error ? err : new Error(String(err));
+    }
+  }
+  if (firstError) throw firstError;
+  return undefined;
+}

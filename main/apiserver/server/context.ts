@@ -1,0 +1,33 @@
+// What every filter and handler of the chain sees for one request: the raw
+// request/response, the parsed RequestInfo, the authenticated user, the
+// request's trace and the warnings to send back as `Warning: 299` headers.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from '../registry/resourceDef';
+import type { RequestInfo } from './requestInfo';
+import type { TraceRecorder } from './traceRecorder';
+
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  /** Set by withRequestInfo. */
+  info: RequestInfo;
+  /** Set by withAuthentication. */
+  user?: UserInfo;
+  trace: TraceRecorder;
+  /** Texts for `Warning: 299 - "<text>"` headers (kube's warning recorder). */
+  warnings: string[];
+  /** Aborted when the client goes away (watches stop on it). */
+  signal: AbortSignal;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<void>;
+
+/** A filter does its part and calls next() to pass the request on (or answers itself). */
+export type Filter = (ctx: RequestContext, next: () => Promise<void>) => Promise<void>;
+
+export interface NamedFilter {
+  name: string;
+  run: Filter;
+}

@@ -1,0 +1,23 @@
+// May this user do this? The authorizer list decides (authorizer.ts); anything
+// but an explicit allow is kube's 403 Forbidden.
+
+import type { NamedFilter } from '../context';
+import { attributesOf, authorize, forbiddenFor, type Authorizer } from '../authorizer';
+
+export function withAuthorization(authorizers: Authorizer[]): NamedFilter {
+  return {
+    name: 'authorization',
+    run: async (ctx, next) => {
+      const t0 = performance.now();
+      const attrs = attributesOf(ctx.info, ctx.user!);
+      const r = await authorize(authorizers, attrs);
+      const latencyMs = performance.now() - t0;
+      if (r.decision !== 'allow') {
+        ctx.trace.add({ stage: 'authorization', verdict: 'deny', reason: r.reason ?? 'no authorizer allowed the request', latencyMs });
+        throw forbiddenFor(attrs, r.reason);
+      }
+      ctx.trace.add({ stage: 'authorization', verdict: 'allow', reason: r.reason ?? `allowed by ${r.by}`, latencyMs });
+      await next();
+    },
+  };
+}

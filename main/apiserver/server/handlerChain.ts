@@ -1,0 +1,48 @@
+// The handler chain, declared as one array in execution order (outermost
+// first) and run by a tiny composer, so it reads the way a request travels:
+//
+//   panicRecovery → requestInfo → authentication → audit → authorization → router
+//
+// Every request gets a RequestTrace; when the response has finished (or the
+// client went away) it is completed and added to the trace log.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Handler, NamedFilter, RequestContext } from './context';
+import { parseRequestInfo } from './requestInfo';
+import { TraceRecorder } from './traceRecorder';
+import type { RequestTraceLog } from './traceLog';
+
+export function compose(filters: NamedFilter[], handler: Handler): Handler {
+  return (ctx) => {
+    const step = (i: number): Promise<void> => (i < filters.length ? filters[i]!.run(ctx, () => step(i + 1)) : handler(ctx));
+    return step(0);
+  };
+}
+
+/** The node:http request listener for a composed chain. */
+export function requestListener(chain: Handler, traces: RequestTraceLog | undefined) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const abort = new AbortController();
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const trace = new TraceRecorder(req.method ?? 'GET', url.pathname);
+    const ctx: RequestContext = {
+      req,
+      res,
+      url,
+      info: parseRequestInfo(req.method ?? 'GET', req.url ?? '/'),
+      trace,
+      warnings: [],
+      signal: abort.signal,
+    };
+    const done = (): void => {
+      if (!res.writableFinished) abort.abort();
+      if (trace.finish()) traces?.add(trace.trace);
+    };
+    res.once('close', done);
+    void chain(ctx).catch(() => {
+      // withPanicRecovery answers everything; this only guards a chain without it.
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  };
+}

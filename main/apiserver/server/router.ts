@@ -1,0 +1,40 @@
+// The last link of the chain: the traces debug endpoint, resource requests
+// (the REST handlers), then the meta paths (discovery, health, version,
+// OpenAPI). Anything else is kube's 404: a Status under /api and /apis,
+// "404 page not found" elsewhere.
+
+import { serveResource, routeNotFound, type ScopeLookup } from '../endpoints/restHandler';
+import type { Handler, RequestContext } from './context';
+import { writeError, writeRaw } from './responseWriter';
+import { isTracePath, serveTraces } from './traceEndpoint';
+import type { RequestTraceLog } from './traceLog';
+
+export interface RouterOptions {
+  lookup: ScopeLookup;
+  meta: (ctx: RequestContext) => Promise<boolean>;
+  traces: RequestTraceLog;
+}
+
+export function createRouter(opts: RouterOptions): Handler {
+  return async (ctx) => {
+    if (isTracePath(ctx.url.pathname) && (ctx.req.method === 'GET' || ctx.req.method === 'HEAD')) {
+      await serveTraces(ctx, opts.traces);
+      return;
+    }
+    try {
+      if (ctx.info.isResourceRequest) {
+        await serveResource(ctx, opts.lookup);
+        return;
+      }
+      if (await opts.meta(ctx)) return;
+    } catch (err) {
+      writeError(ctx, err);
+      return;
+    }
+    if (/^\/apis?(\/|$)/.test(ctx.url.pathname)) {
+      writeError(ctx, routeNotFound());
+      return;
+    }
+    writeRaw(ctx, 404, 'text/plain; charset=utf-8', '404 page not found\n', { 'X-Content-Type-Options': 'nosniff' });
+  };
+}
