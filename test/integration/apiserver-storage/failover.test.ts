@@ -23,7 +23,7 @@ let tc: TestCluster;
 const clients: EtcdClient[] = [];
 
 beforeAll(async () => {
-  tc = await startTestCluster(TARGET, PORT_BASE);
+  tc = await startTestCluster(TARGET, PORT_BASE, 60_000);
 });
 
 afterAll(async () => {

@@ -22,7 +22,7 @@ let other: EtcdStore;
 let n = 0;
 
 beforeAll(async () => {
-  tc = await startTestCluster(TARGET, PORT_BASE);
+  tc = await startTestCluster(TARGET, PORT_BASE, 60_000);
   client = new EtcdClient({ endpoints: tc.endpoints });
   otherClient = new EtcdClient({ endpoints: [...tc.endpoints].reverse() });
   other = new EtcdStore({ client: otherClient, codec });
