@@ -34,6 +34,8 @@ export interface RestoreOutcome {
 }
 
 const POLL_MS = 100;
+/** While waiting for health: one progress line with the latest error this often. */
+const REPORT_MS = 2_000;
 
 export async function restoreCluster(deps: RestoreDeps, snapshotPath: string, now = new Date()): Promise<RestoreOutcome> {
   const emit = (p: RestoreProgress) => deps.events?.emit('restoreProgress', p);
@@ -88,7 +90,7 @@ export async function restoreCluster(deps: RestoreDeps, snapshotPath: string, no
 
     step = 'healthy';
     emit({ step, state: 'running' });
-    const keys = await waitHealthy(deps, deps.healthyTimeoutMs ?? 60_000);
+    const keys = await waitHealthy(deps, deps.healthyTimeoutMs ?? 60_000, (detail) => emit({ step, state: 'running', detail }));
     for (const x of moved) rmSync(x.to, { recursive: true, force: true });
     const outcome = { clusterId: idHex(clusterId), keys, revision: st.revision };
     emit({ step, state: 'done', detail: `${keys} keys`, clusterId: outcome.clusterId, keys });
@@ -103,11 +105,16 @@ export async function restoreCluster(deps: RestoreDeps, snapshotPath: string, no
 }
 
 /** Every member answers a linearizable read; then the key count from one of them. */
-async function waitHealthy(deps: RestoreDeps, timeoutMs: number): Promise<number> {
+async function waitHealthy(deps: RestoreDeps, timeoutMs: number, report: (detail: string) => void): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   const ok = new Set<string>();
   let last = '';
+  let reported = Date.now();
   while (Date.now() < deadline) {
+    if (Date.now() - reported >= REPORT_MS && last !== '') {
+      reported = Date.now();
+      report(`${ok.size}/${deps.layout.length} healthy; ${last}`);
+    }
     await Promise.all(
       deps.layout
         .filter((m) => !ok.has(m.name))

@@ -19,9 +19,9 @@ import { etcdctl, parseJsonWithBigIds } from '../harness/etcdctl';
 const PORT_BASE = 28500;
 
 class Sink implements EventSink {
-  readonly events: { name: BridgeEventName; payload: unknown }[] = [];
+  readonly events: { name: BridgeEventName; payload: unknown; at: number }[] = [];
   emit<E extends BridgeEventName>(name: E, payload: BridgeEvents[E]): void {
-    this.events.push({ name, payload });
+    this.events.push({ name, payload, at: Date.now() });
   }
   of<E extends BridgeEventName>(name: E): BridgeEvents[E][] {
     return this.events.filter((e) => e.name === name).map((e) => e.payload as BridgeEvents[E]);
@@ -233,6 +233,8 @@ describe('console services on an embedded control plane', () => {
         () => sink.of('restoreProgress').find((p: RestoreProgress) => p.state === 'failed' || (p.step === 'healthy' && p.state === 'done')),
         60_000,
       );
+      const restoreEvents = sink.events.filter((e) => e.name === 'restoreProgress');
+      console.log(`restore: ${restoreEvents.map((e) => `${(e.payload as RestoreProgress).step}:${(e.payload as RestoreProgress).state} +${e.at - restoreEvents[0]!.at}ms`).join(', ')}`);
       expect(finished).toMatchObject({ state: 'done' });
       expect(finished.clusterId).toMatch(/^[0-9a-f]{16}$/);
       expect(finished.clusterId).not.toBe(before.clusterId);
