@@ -13,13 +13,15 @@
 // x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key / list-type.
 //
 // `value: true` marks a struct held by value in Go (not a pointer): it is
-// present, as `{}`, even in a zero object — server-side apply's create path
-// compares against that zero object, so it decides where kube writes `.`.
+// present, as `{}`, even in a zero object, and `zeroNull` a field without
+// omitempty that is `null` there. Field ownership for a create is computed
+// against that zero object, so these decide where kube writes `.` in
+// managedFields (`f:labels: {.: {}, ...}` but `f:spec: {...}`).
 
 export type ListType = 'atomic' | 'set' | 'map';
 
 export interface FieldMeta {
-  kind: 'struct' | 'list' | 'map';
+  kind: 'struct' | 'list' | 'map' | 'scalar';
   /** Message of the struct, of the list's elements, or of the map's values (absent: scalars). */
   type?: string;
   patchStrategy?: 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys';
@@ -29,6 +31,8 @@ export interface FieldMeta {
   listMapKeys?: string[];
   atomic?: boolean;
   value?: boolean;
+  /** A Go field without omitempty that is nil in a zero object: present as `null` (e.g. PodSpec.containers). */
+  zeroNull?: boolean;
 }
 
 const CORE = 'k8s.io.api.core.v1.';
@@ -75,7 +79,7 @@ const CONTAINER_FIELDS: Record<string, FieldMeta> = {
 const POD_SPEC_FIELDS: Record<string, FieldMeta> = {
   volumes: mergeList(CORE + 'Volume', 'name', ['name'], { patchStrategy: 'merge,retainKeys' }),
   initContainers: mergeList(CORE + 'Container', 'name'),
-  containers: mergeList(CORE + 'Container', 'name'),
+  containers: mergeList(CORE + 'Container', 'name', ['name'], { zeroNull: true }),
   ephemeralContainers: mergeList(CORE + 'EphemeralContainer', 'name'),
   nodeSelector: map(undefined, { atomic: true }),
   securityContext: struct(CORE + 'PodSecurityContext'),
@@ -100,6 +104,8 @@ const TABLE: Record<string, Record<string, FieldMeta>> = {
     ownerReferences: mergeList(META + 'OwnerReference', 'uid'),
     finalizers: mergeSet(),
     managedFields: atomicList(META + 'ManagedFieldsEntry'),
+    // metav1.Time has no omitempty effect: a zero ObjectMeta encodes "creationTimestamp": null.
+    creationTimestamp: { kind: 'scalar', zeroNull: true },
   },
   [META + 'LabelSelector']: {
     matchLabels: map(),
