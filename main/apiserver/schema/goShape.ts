@@ -16,6 +16,8 @@
 //   ptr:    scalar held by pointer (encoded and shown only when set)
 //   req:    scalar without omitempty (shown even when zero)
 //   inline: embedded struct whose fields appear in the parent's JSON
+// `req` on a message or list field only marks it required in OpenAPI (it has
+// no omitempty in Go, e.g. DeploymentSpec.selector).
 
 export interface GoShape {
   value?: string;
@@ -42,7 +44,7 @@ export const goShapes: Record<string, GoShape> = {
   AttachedVolume: { req: 'name devicePath' },
   AzureDiskVolumeSource: { req: 'diskName diskURI', ptr: 'cachingMode fsType readOnly kind' },
   AzureFileVolumeSource: { req: 'secretName shareName' },
-  Binding: { value: 'metadata target' },
+  Binding: { value: 'metadata target', req: 'target' },
   CSIVolumeSource: { req: 'driver', ptr: 'readOnly fsType' },
   CinderVolumeSource: { req: 'volumeID' },
   ClientIPConfig: { ptr: 'timeoutSeconds' },
@@ -70,7 +72,7 @@ export const goShapes: Record<string, GoShape> = {
   EphemeralContainerCommon: { req: 'name', value: 'resources', ptr: 'restartPolicy' },
   Event: {
     value: 'metadata involvedObject source firstTimestamp lastTimestamp eventTime',
-    req: 'reportingComponent reportingInstance',
+    req: 'metadata involvedObject reportingComponent reportingInstance',
   },
   EventSeries: { value: 'lastObservedTime' },
   FCVolumeSource: { ptr: 'lun' },
@@ -122,6 +124,7 @@ export const goShapes: Record<string, GoShape> = {
     ptr: 'runAsUser runAsGroup runAsNonRoot supplementalGroupsPolicy fsGroup fsGroupChangePolicy seLinuxChangePolicy',
   },
   PodSpec: {
+    req: 'containers',
     ptr: 'terminationGracePeriodSeconds activeDeadlineSeconds automountServiceAccountToken shareProcessNamespace priority runtimeClassName enableServiceLinks preemptionPolicy setHostnameAsFQDN hostUsers',
   },
   PodTemplateSpec: { value: 'metadata spec' },
@@ -177,11 +180,11 @@ export const goShapes: Record<string, GoShape> = {
   // apps/v1
   Deployment: objectKind,
   DeploymentCondition: { req: 'type status', value: 'lastUpdateTime lastTransitionTime' },
-  DeploymentSpec: { value: 'template strategy', ptr: 'replicas revisionHistoryLimit progressDeadlineSeconds' },
+  DeploymentSpec: { value: 'template strategy', req: 'selector template', ptr: 'replicas revisionHistoryLimit progressDeadlineSeconds' },
   DeploymentStatus: { ptr: 'collisionCount' },
   ReplicaSet: objectKind,
   ReplicaSetCondition: { req: 'type status', value: 'lastTransitionTime' },
-  ReplicaSetSpec: { value: 'template', ptr: 'replicas' },
+  ReplicaSetSpec: { value: 'template', req: 'selector', ptr: 'replicas' },
   ReplicaSetStatus: { req: 'replicas' },
 
   // coordination/v1
