@@ -1,0 +1,66 @@
+// What every console spec needs: the tokened URL of the run's web host,
+// opening a view and waiting for a healthy cluster, screenshots (attached to
+// the report and written to test/e2e/screenshots/<name>.png for review), and
+// etcdctl against the embedded cluster with the env file the console writes.
+
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { expect, type Page, type TestInfo } from '@playwright/test';
+
+const run = promisify(execFile);
+
+export function consoleUrl(): string {
+  const url = process.env.PILOTHOUSE_E2E_URL;
+  if (!url) throw new Error('PILOTHOUSE_E2E_URL is not set: run the specs through playwright.config.ts (its global setup starts the web host)');
+  return url;
+}
+
+export function dataDir(): string {
+  return process.env.PILOTHOUSE_E2E_DATA_DIR!;
+}
+
+/** Opens a view by its route and waits until the header reports the cluster healthy. */
+export async function openView(page: Page, view: string, opts: { healthy?: boolean } = {}): Promise<void> {
+  const u = new URL(consoleUrl());
+  u.hash = `#/${view}`;
+  await page.goto(u.toString());
+  await expect(page.getByTestId(`view-${view}`)).toBeVisible();
+  if (opts.healthy !== false) await waitHealthy(page);
+}
+
+export async function waitHealthy(page: Page, timeout = 90_000): Promise<void> {
+  await expect(page.getByTestId('health-line')).toHaveAttribute('data-health', 'healthy', { timeout });
+}
+
+export async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const dir = resolve('test/e2e/screenshots');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  await testInfo.attach(name, { path, contentType: 'image/png' });
+}
+
+/** `export K=V` lines of DIR/etcdctl.env. */
+function etcdctlEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(join(dataDir(), 'etcdctl.env'), 'utf8').split('\n')) {
+    const m = /^export ([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
+    if (!m) continue;
+    let v = m[2];
+    if (v.startsWith("'") && v.endsWith("'")) v = v.slice(1, -1).replace(/'\\''/g, "'");
+    env[m[1]] = v;
+  }
+  return env;
+}
+
+export async function etcdctl(...args: string[]): Promise<string> {
+  const { stdout } = await run('/usr/bin/etcdctl', args, { env: { ...process.env, ...etcdctlEnv(), ETCDCTL_API: '3' }, timeout: 30_000 });
+  return stdout;
+}
+
+export async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await run('/usr/bin/kubectl', ['--kubeconfig', join(dataDir(), 'kubeconfig'), ...args], { timeout: 30_000 });
+  return stdout;
+}

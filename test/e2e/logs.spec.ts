@@ -1,0 +1,20 @@
+import { expect, test } from '@playwright/test';
+import { openView, snap } from './helpers';
+
+test('logs: a member’s log, searchable, follows the tail', async ({ page }, testInfo) => {
+  await openView(page, 'logs');
+  await page.getByTestId('log-component').click();
+  await page.getByRole('option', { name: 'm1', exact: true }).click();
+  const lines = page.getByTestId('log-lines').locator('.line');
+  await expect(lines.first()).toBeVisible();
+  const all = await lines.count();
+  expect(all).toBeGreaterThan(3);
+
+  // A word every member logs at start; the search narrows to lines containing it.
+  const word = 'raft';
+  await page.getByTestId('log-search').locator('input').fill(word);
+  await expect.poll(async () => lines.count()).toBeLessThanOrEqual(all);
+  await expect(lines.first()).toBeVisible();
+  for (const t of await lines.locator('.text').allInnerTexts()) expect(t.toLowerCase()).toContain(word);
+  await snap(page, testInfo, 'logs');
+});
