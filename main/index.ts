@@ -1,12 +1,11 @@
-// The Electron main process: one locked-down window on the built renderer and
-// a handler for every bridge call. The console services arrive with issue K1.
-// Electron is loaded dynamically: the build never needs the binary, and under
-// plain Node (no Electron binary) this entry explains itself instead of crashing.
+// The Electron main process entry (out/main/index.js). Electron is loaded
+// dynamically: the build never needs the binary, and under plain Node (no
+// Electron binary) this entry explains itself instead of crashing. The app
+// itself is main/app/electronApp.ts.
 
 import { join } from 'node:path';
-import type { BridgeCalls } from '../preload/contract';
-import { BRIDGE_CALLS, channelFor } from '../preload/contract';
-import { PILOTHOUSE_VERSION } from './common/cli/version';
+import { runElectronApp } from './app/electronApp';
+import { createConsoleServices } from './console/consoleServices';
 
 type ElectronModule = typeof import('electron');
 
@@ -20,16 +19,6 @@ async function loadElectron(): Promise<ElectronModule | undefined> {
   }
 }
 
-function handlers(): BridgeCalls {
-  return {
-    version: () => ({
-      pilothouse: PILOTHOUSE_VERSION,
-      runtime: 'electron',
-      versions: { electron: process.versions.electron ?? '', node: process.versions.node, chrome: process.versions.chrome ?? '' },
-    }),
-  };
-}
-
 async function main(): Promise<void> {
   const electron = await loadElectron();
   if (!electron) {
@@ -37,32 +26,20 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const { app, BrowserWindow, ipcMain } = electron;
-  const impl = handlers();
-  for (const name of BRIDGE_CALLS) {
-    ipcMain.handle(channelFor(name), (event) => {
-      // Answer only our own window's renderer.
-      if (!event.senderFrame?.url.startsWith('file://')) throw new Error('bridge call from an unexpected frame');
-      return impl[name]();
-    });
-  }
-  await app.whenReady();
-  const win = new BrowserWindow({
-    width: 1200,
-    height: 800,
-    title: 'Pilothouse',
-    webPreferences: {
-      preload: join(import.meta.dirname, '../preload/index.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-    },
+  const here = import.meta.dirname; // out/main
+  const portBase = Number(process.env.PILOTHOUSE_PORT_BASE ?? 2379);
+  await runElectronApp(electron, {
+    rendererIndex: join(here, '../renderer/index.html'),
+    preloadPath: join(here, '../preload/index.cjs'),
+    dataDir: process.env.PILOTHOUSE_DATA_DIR,
+    portBase: Number.isInteger(portBase) ? portBase : 2379,
+    // Members run this same program's CLI as Node (ELECTRON_RUN_AS_NODE=1).
+    cliPath: join(here, 'cli.js'),
+    createServices: (opts) => createConsoleServices(opts),
   });
-  // No navigation away from the console, no new windows.
-  win.webContents.on('will-navigate', (e) => e.preventDefault());
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  await win.loadFile(join(import.meta.dirname, '../renderer/index.html'));
-  app.on('window-all-closed', () => app.quit());
 }
 
-void main();
+main().catch((err: unknown) => {
+  process.stderr.write(`pilothouse: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,7 +1,9 @@
 // `npm start` (after `npm run build`): the Electron console when the Electron
-// binary and a display are available; otherwise — until the browser console
-// (web host) lands with issue K1 — a local 3-member cluster via
-// `pilothouse up --data-dir ~/.pilothouse`, so `npm start` runs something real.
+// binary and a display are available; otherwise the browser console — the web
+// host, `pilothouse web --data-dir ~/.pilothouse` — which prints its tokened
+// URL, writes it to ~/.pilothouse/console.url and opens a browser where there
+// is a desktop. Arguments after `npm start --` go to `pilothouse web`
+// (e.g. `npm start -- --port 0 --no-open`).
 
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
@@ -26,7 +28,7 @@ function hasDisplay() {
 
 function run(command, args, env = {}) {
   const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
-  // Forward Ctrl-C / SIGTERM once; the child stops its own members.
+  // Forward Ctrl-C / SIGTERM; the child stops its own control plane.
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
@@ -37,9 +39,6 @@ if (electron && hasDisplay()) {
 } else {
   const why = electron ? 'no display' : 'the Electron binary is not installed';
   const dataDir = process.env.PILOTHOUSE_DATA_DIR ?? join(homedir(), '.pilothouse');
-  process.stdout.write(
-    `pilothouse: not starting the desktop console (${why}); the browser console (web host) arrives with issue K1.\n` +
-      `pilothouse: starting a local 3-member cluster instead: pilothouse up --data-dir ${dataDir}\n`,
-  );
-  run(process.execPath, [join(root, 'out/main/cli.js'), 'up', '--data-dir', dataDir]);
+  process.stdout.write(`pilothouse: ${why}; starting the browser console: pilothouse web --data-dir ${dataDir}\n`);
+  run(process.execPath, [join(root, 'out/main/cli.js'), 'web', '--data-dir', dataDir, ...process.argv.slice(2)]);
 }
