@@ -1,0 +1,22 @@
+// Every resource this API server serves, as data. The REST layer, discovery
+// and OpenAPI all walk this list.
+
+import { deployments } from './apps/deployments';
+import { replicasets } from './apps/replicasets';
+import { pods } from './core/pods';
+import type { ResourceDef } from './resourceDef';
+
+const resources: ResourceDef[] = [pods, deployments, replicasets];
+
+export function allResources(): ResourceDef[] {
+  return [...resources];
+}
+
+export function findResource(group: string, version: string, resource: string): ResourceDef | undefined {
+  return resources.find((r) => r.group === group && r.version === version && r.resource === resource);
+}
+
+/** Field labels a resource accepts in fieldSelector (the keys its selectableFields always returns). */
+export function supportedFieldLabels(def: ResourceDef): Set<string> {
+  return new Set(Object.keys(def.selectableFields({ metadata: {} })));
+}
