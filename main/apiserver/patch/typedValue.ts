@@ -191,50 +191,60 @@ export function mergeValues(lhs: JsonValue | undefined, rhs: JsonValue | undefin
  * items it names, live-only items keep their place (SMD visitListItems).
  */
 function mergeLists(lhs: JsonValue[], rhs: JsonValue[], t: TypeRef & { kind: 'list' }): JsonValue[] {
-  const lPE = lhs.map((x) => listItemElement(t, x));
-  const rPE = rhs.map((x) => listItemElement(t, x));
-  const lBy = new Map(lPE.map((pe, i) => [pe, lhs[i]] as const));
-  const rBy = new Map(rPE.map((pe, i) => [pe, rhs[i]] as const));
-  const shared = rPE.filter((pe) => lBy.has(pe));
-  let next = 0;
-  const merged = new Set<PathElement>();
+  const lOrder = uniqueElements(lhs, t);
+  const rOrder = uniqueElements(rhs, t);
+  const lBy = new Map(lOrder);
+  const rBy = new Map(rOrder);
+  const shared = rOrder.map(([pe]) => pe).filter((pe) => lBy.has(pe));
+  let s = 0; // shared[s] is the next shared item, in the config's order
   const out: JsonValue[] = [];
-  const take = (pe: PathElement) => {
-    merged.add(pe);
-    out.push(mergeValues(lBy.get(pe), rBy.get(pe), elementType(t, rBy.get(pe))) as JsonValue);
-    if (shared[next] === pe) next++;
+  const emit = (pe: PathElement) => {
+    const v = mergeValues(lBy.get(pe), rBy.get(pe), elementType(t, rBy.get(pe) ?? lBy.get(pe)));
+    if (v !== undefined) out.push(v);
   };
   let li = 0;
   let ri = 0;
-  for (let guard = 0; (li < lPE.length || ri < rPE.length) && guard < 4 * (lPE.length + rPE.length) + 4; guard++) {
-    if (li < lPE.length && ri < rPE.length) {
-      if (lPE[li] === rPE[ri]) {
-        take(lPE[li]);
+  while (li < lOrder.length || ri < rOrder.length) {
+    if (li < lOrder.length && ri < rOrder.length) {
+      const pe = lOrder[li][0];
+      if (pe === rOrder[ri][0]) {
+        emit(pe);
         li++;
         ri++;
+        s++;
         continue;
       }
-      if (rBy.has(lPE[li]) && next < shared.length && shared[next] !== lPE[li]) {
-        li++;
-        continue;
-      }
-    }
-    if (li < lPE.length) {
-      const pe = lPE[li];
-      if (!rBy.has(pe)) {
-        out.push(clone(lhs[li]));
-        li++;
-        continue;
-      }
-      if (merged.has(pe)) {
-        li++;
+      if (rBy.has(pe) && s < shared.length && shared[s] !== pe) {
+        li++; // shared, but not the one due now: the config's order places it
         continue;
       }
     }
-    if (ri < rPE.length) {
-      if (!merged.has(rPE[ri])) take(rPE[ri]);
+    if (li < lOrder.length && !rBy.has(lOrder[li][0])) {
+      emit(lOrder[li][0]); // live-only item keeps its place
+      li++;
+      continue;
+    }
+    if (ri < rOrder.length) {
+      const pe = rOrder[ri][0];
+      emit(pe);
       ri++;
+      if (shared[s] === pe) s++;
+    } else {
+      li++; // only shared live items remain, all already emitted
     }
+  }
+  return out;
+}
+
+/** Items by path element, first occurrence wins (duplicates dropped, as indexListPathElements). */
+function uniqueElements(list: JsonValue[], t: TypeRef & { kind: 'list' }): [PathElement, JsonValue][] {
+  const seen = new Set<PathElement>();
+  const out: [PathElement, JsonValue][] = [];
+  for (const item of list) {
+    const pe = listItemElement(t, item);
+    if (seen.has(pe)) continue;
+    seen.add(pe);
+    out.push([pe, item]);
   }
   return out;
 }
