@@ -9,6 +9,14 @@
 // to come). A progress reply is any reply with no events that is neither
 // `created` nor `canceled` nor a compaction (clientv3 IsProgressNotify); our
 // etcd member and etcd 3.4 both answer WatchProgressRequest with watch_id -1.
+//
+// Before etcd 3.4.31/3.5.13 (Debian's 3.4.23, and our member today) a
+// requested progress reply carries the store's current revision even while
+// this watcher is still catching up on older events — trusting it then would
+// claim events not yet delivered. So after (re)connecting from a revision at
+// or below the creation revision, requested progress replies are ignored for
+// CATCH_UP_MS (etcd's syncWatchers loop catches unsynced watchers up every
+// 100 ms); the cache simply asks again.
 
 import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import { kvFromWire, toBig, type EtcdClient, type KeyValue } from './etcdClient';
@@ -43,6 +51,7 @@ export interface EtcdWatchOptions {
 }
 
 const BACKOFF_MIN_MS = 50;
+const CATCH_UP_MS = 500;
 const BACKOFF_MAX_MS = 1000;
 
 type Stream = ClientDuplexStream<Record<string, unknown>, Record<string, unknown>>;
@@ -56,6 +65,8 @@ export class EtcdWatch {
   private retryTimer: NodeJS.Timeout | undefined;
   private failingSince: number | undefined;
   private backoff = BACKOFF_MIN_MS;
+  /** Requested progress replies before this time may run ahead of undelivered events. */
+  private distrustProgressUntil = 0;
   /** Streams opened (1 + reconnects), for tests and metrics. */
   connects = 0;
 
@@ -115,6 +126,7 @@ export class EtcdWatch {
         this.failingSince = undefined;
         this.backoff = BACKOFF_MIN_MS;
         if (this.next === 0n) this.next = rev + 1n;
+        else if (this.next <= rev) this.distrustProgressUntil = Date.now() + CATCH_UP_MS;
         if (this.progressWanted) {
           this.progressWanted = false;
           stream.write({ progress_request: {} });
@@ -133,6 +145,8 @@ export class EtcdWatch {
       const wireEvents = (res.events as Record<string, unknown>[]) ?? [];
       if (wireEvents.length === 0) {
         if (!created) return;
+        const requested = String(res.watch_id) === '-1';
+        if (requested && Date.now() < this.distrustProgressUntil) return;
         if (rev >= this.next) this.next = rev + 1n;
         this.handlers.onProgress(rev);
         return;

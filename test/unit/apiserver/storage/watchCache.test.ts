@@ -1,0 +1,107 @@
+// The watch cache against a scripted etcd store: what it does when etcd
+// compacts past its watch (close every watcher, relist), and how consistent
+// reads wait for a progress notification or fall back to etcd.
+
+import { describe, expect, it } from 'vitest';
+import type { KObject } from '../../../../main/apiserver/api/object';
+import type { EtcdStore, RawWatchHandlers } from '../../../../main/apiserver/storage/etcdStore';
+import { StorageError, type WatchEvent } from '../../../../main/apiserver/storage/interface';
+import { WatchCache } from '../../../../main/apiserver/storage/watchCache';
+
+const P = '/registry/things/';
+
+class ScriptedStore {
+  objects = new Map<string, KObject>();
+  rev = 10n;
+  lists = 0;
+  etcdLists = 0;
+  progressRequests = 0;
+  h: RawWatchHandlers | undefined;
+  from = 0n;
+  async listWithKeys() {
+    this.lists++;
+    const entries = [...this.objects].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, obj]) => ({ key, obj: structuredClone(obj) }));
+    return { entries, revision: this.rev };
+  }
+  watchRaw(_prefix: string, from: bigint, h: RawWatchHandlers) {
+    this.h = h;
+    this.from = from;
+    return { cancel: () => (this.h = undefined), requestProgress: () => this.progressRequests++ };
+  }
+  async currentRevision() {
+    return this.rev;
+  }
+  async getList() {
+    this.etcdLists++;
+    return { items: [], resourceVersion: 'from-etcd' };
+  }
+  /** A write the cache hears about through its watch. */
+  put(name: string) {
+    this.rev++;
+    const obj: KObject = { metadata: { name, resourceVersion: String(this.rev) } };
+    const prevObj = this.objects.get(P + name);
+    this.objects.set(P + name, obj);
+    this.h?.onEvents([{ type: 'PUT', key: P + name, rev: this.rev, obj, prevObj }]);
+  }
+}
+
+async function started(more: { blockTimeoutMs?: number } = {}) {
+  const s = new ScriptedStore();
+  s.objects.set(`${P}a`, { metadata: { name: 'a', resourceVersion: '9' } });
+  const cache = new WatchCache({ store: s as unknown as EtcdStore, prefix: P, blockTimeoutMs: more.blockTimeoutMs ?? 300 });
+  await cache.start();
+  return { s, cache };
+}
+
+describe('watch cache (scripted etcd)', () => {
+  it('starts its etcd watch right after its list revision', async () => {
+    const { s, cache } = await started();
+    expect(s.from).toBe(11n);
+    expect(cache.resourceVersion).toBe(10n);
+    await cache.close();
+  });
+
+  it('etcd compacted past its watch: every watcher is closed and the cache relists; old RVs are then too old', async () => {
+    const { s, cache } = await started();
+    s.put('b');
+    const got: WatchEvent[] = [];
+    const w = cache.watch(P, { resourceVersion: '10' }, (e) => void got.push(e));
+    expect(got.map((e) => e.type)).toEqual(['ADDED']);
+    s.rev = 20n; // changes the cache missed, then compacted
+    s.h!.onCompacted(20n);
+    await w.done;
+    for (let i = 0; i < 50 && s.lists < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(s.lists).toBe(2);
+    expect(cache.resourceVersion).toBe(20n);
+    const late: WatchEvent[] = [];
+    const w2 = cache.watch(P, { resourceVersion: '11' }, (e) => void late.push(e));
+    await w2.done;
+    expect(late).toEqual([{ type: 'ERROR', object: expect.objectContaining({ code: 410, reason: 'Expired', message: 'too old resource version: 11 (20)' }) }]);
+    await cache.close();
+  });
+
+  it('a consistent list waits for a progress notification at etcd\'s revision, then serves from memory', async () => {
+    const { s, cache } = await started();
+    s.rev = 15n; // written elsewhere in etcd: no event for this prefix
+    const list = cache.getList(P);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(s.progressRequests).toBeGreaterThan(0);
+    s.h!.onProgress(15n);
+    const l = await list;
+    expect(l.resourceVersion).toBe('15');
+    expect(l.items.map((o) => o.metadata.name)).toEqual(['a']);
+    expect(s.etcdLists).toBe(0);
+    await cache.close();
+  });
+
+  it('without a progress notification the consistent list falls back to etcd; get RV N times out as TooLarge', async () => {
+    const { s, cache } = await started({ blockTimeoutMs: 100 });
+    s.rev = 15n;
+    expect((await cache.getList(P)).resourceVersion).toBe('from-etcd');
+    const err = await cache.get(`${P}a`, { resourceVersion: '12' }).catch((e) => e);
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as StorageError).code).toBe('ResourceVersionTooLarge');
+    expect((err as StorageError).message).toBe('Too large resource version: 12, current: 10');
+    await cache.close();
+  });
+});
