@@ -14,8 +14,8 @@ import { WIRE_BYTES, WIRE_VARINT, WireReader, utf8String } from './wire';
 
 type Json = Record<string, unknown>;
 
-/** A field's raw occurrences: varints as bigint, length-delimited as bytes. */
-type RawValue = bigint | Uint8Array;
+/** A field's raw occurrences: varints as numbers (int64 read as signed), length-delimited as bytes. */
+type RawValue = number | Uint8Array;
 
 function collect(bytes: Uint8Array): Map<number, RawValue[]> {
   const out = new Map<number, RawValue[]>();
@@ -23,7 +23,7 @@ function collect(bytes: Uint8Array): Map<number, RawValue[]> {
   while (!r.eof()) {
     const { id, wireType } = r.tag();
     let value: RawValue;
-    if (wireType === WIRE_VARINT) value = r.varint();
+    if (wireType === WIRE_VARINT) value = r.number64();
     else if (wireType === WIRE_BYTES) value = r.bytes();
     else {
       r.skip(wireType);
@@ -42,8 +42,8 @@ function asBytes(v: RawValue | undefined): Uint8Array {
   return v instanceof Uint8Array ? v : empty;
 }
 
-function asVarint(v: RawValue | undefined): bigint {
-  return typeof v === 'bigint' ? v : 0n;
+function asVarint(v: RawValue | undefined): number {
+  return typeof v === 'number' ? v : 0;
 }
 
 function isZero(v: unknown): boolean {
@@ -89,7 +89,7 @@ function unpack(type: FieldType, raw: RawValue): RawValue[] {
   if (!(raw instanceof Uint8Array) || (type.kind !== 'integer' && type.kind !== 'boolean')) return [raw];
   const r = new WireReader(raw);
   const out: RawValue[] = [];
-  while (!r.eof()) out.push(r.varint());
+  while (!r.eof()) out.push(r.number64());
   return out;
 }
 
@@ -99,9 +99,9 @@ function decodeValue(schema: Schema, type: FieldType, raw: RawValue | undefined)
     case 'string':
       return utf8String(asBytes(raw));
     case 'integer':
-      return Number(type.format === 'int32' ? BigInt.asIntN(32, asVarint(raw)) : BigInt.asIntN(64, asVarint(raw)));
+      return type.format === 'int32' ? asVarint(raw) | 0 : asVarint(raw);
     case 'boolean':
-      return asVarint(raw) !== 0n;
+      return asVarint(raw) !== 0;
     case 'bytes':
       return raw === undefined ? null : Buffer.from(asBytes(raw)).toString('base64');
     case 'number':
@@ -118,20 +118,20 @@ function decodeValue(schema: Schema, type: FieldType, raw: RawValue | undefined)
 
 function decodeSpecial(kind: FieldType['kind'], bytes: Uint8Array): unknown {
   const f = collect(bytes);
-  const varint = (id: number) => BigInt.asIntN(64, asVarint(f.get(id)?.at(-1)));
+  const varint = (id: number) => asVarint(f.get(id)?.at(-1));
   const text = (id: number) => utf8String(asBytes(f.get(id)?.at(-1)));
   switch (kind) {
     case 'time':
       // Unmarshal reads seconds only; an empty message is the zero time, which JSON shows as null.
-      return bytes.length === 0 ? null : formatTime(Number(varint(1)));
+      return bytes.length === 0 ? null : formatTime(varint(1));
     case 'microTime':
-      return bytes.length === 0 ? null : formatMicroTime(Number(varint(1)), Number(varint(2)));
+      return bytes.length === 0 ? null : formatMicroTime(varint(1), varint(2));
     case 'duration':
       return formatDuration(varint(1));
     case 'quantity':
       return f.has(1) ? text(1) : '0';
     case 'intOrString':
-      return varint(1) === 1n ? text(3) : Number(BigInt.asIntN(32, varint(2)));
+      return varint(1) === 1 ? text(3) : varint(2) | 0;
     case 'fieldsV1':
     case 'rawExtension': {
       const raw = asBytes(f.get(1)?.at(-1));

@@ -16,11 +16,16 @@ const groupPackages: Record<string, string> = {
 const packageGroups: Record<string, string> = Object.fromEntries(Object.entries(groupPackages).map(([g, p]) => [p, g]));
 
 /** 'k8s.io.api.apps.v1.Deployment' for apps/v1 Deployment, or undefined when we have no such message. */
+const lookups = new Map<string, string | undefined>();
+
 export function messageForGvk(gvk: GroupVersionKind): string | undefined {
+  const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+  if (lookups.has(key)) return lookups.get(key);
   const pkg = groupPackages[gvk.group];
-  if (!pkg) return undefined;
-  const name = `k8s.io.api.${pkg}.${gvk.version}.${gvk.kind}`;
-  return kubeSchema().has(name) ? name : undefined;
+  const name = pkg ? `k8s.io.api.${pkg}.${gvk.version}.${gvk.kind}` : undefined;
+  const found = name && kubeSchema().has(name) ? name : undefined;
+  if (lookups.size < 10_000) lookups.set(key, found);
+  return found;
 }
 
 /** The GVK whose objects are this message ('k8s.io.api.core.v1.Pod' → {'' , v1, Pod}). */

@@ -6,8 +6,24 @@
 
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
+// Objects repeat the same few timestamps (creation, transitions); remembering
+// recent conversions saves a regex and a Date per field.
+const parsedTimes = new Map<string, { seconds: number; nanos: number }>();
+const formattedTimes = new Map<number, string>();
+const CACHE_LIMIT = 4096;
+
 /** Seconds since the epoch and nanoseconds of an RFC3339 string; throws on anything else (Go's time.Parse). */
 export function parseRfc3339(s: string): { seconds: number; nanos: number } {
+  let hit = parsedTimes.get(s);
+  if (!hit) {
+    hit = parseRfc3339Uncached(s);
+    if (parsedTimes.size >= CACHE_LIMIT) parsedTimes.clear();
+    parsedTimes.set(s, hit);
+  }
+  return hit;
+}
+
+function parseRfc3339Uncached(s: string): { seconds: number; nanos: number } {
   const m = rfc3339.exec(s);
   if (!m) throw new Error(`parsing time ${JSON.stringify(s)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(s)} as "2006"`);
   const [, y, mo, d, h, mi, sec, frac, zone] = m;
@@ -29,7 +45,13 @@ function isoSeconds(seconds: number): string {
 }
 
 export function formatTime(seconds: number): string {
-  return `${isoSeconds(seconds)}Z`;
+  let text = formattedTimes.get(seconds);
+  if (text === undefined) {
+    text = `${isoSeconds(seconds)}Z`;
+    if (formattedTimes.size >= CACHE_LIMIT) formattedTimes.clear();
+    formattedTimes.set(seconds, text);
+  }
+  return text;
 }
 
 export function formatMicroTime(seconds: number, nanos: number): string {

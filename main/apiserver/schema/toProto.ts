@@ -63,10 +63,10 @@ function writeFields(schema: Schema, msg: MessageSchema, obj: Json, w: WireWrite
       if (value !== null && typeof value === 'object') {
         const map = value as Json;
         for (const key of Object.keys(map).sort(compareKeys)) {
-          const entry = new WireWriter();
-          entry.tag(1, WIRE_BYTES).string(key);
-          writeValue(schema, 2, t.value, map[key], entry);
-          w.tag(f.id, WIRE_BYTES).bytes(entry.finish());
+          const entry = w.tag(f.id, WIRE_BYTES).fork();
+          w.tag(1, WIRE_BYTES).string(key);
+          writeValue(schema, 2, t.value, map[key], w);
+          w.ldelim(entry);
         }
       }
     } else if ((value !== undefined && value !== null) || f.goValue) {
@@ -93,47 +93,52 @@ function writeValue(schema: Schema, id: number, type: FieldType, value: unknown,
       // gogo writes a []byte field whenever it is non-nil.
       if (value !== undefined && value !== null) w.tag(id, WIRE_BYTES).bytes(base64Bytes(value));
       return;
-    case 'object':
-      w.tag(id, WIRE_BYTES).bytes(encodeMessage(schema, schema.message(type.message), value));
+    case 'object': {
+      const start = w.tag(id, WIRE_BYTES).fork();
+      writeFields(schema, schema.message(type.message), asObject(value), w);
+      w.ldelim(start);
       return;
-    default:
-      w.tag(id, WIRE_BYTES).bytes(encodeSpecial(type.kind, value));
+    }
+    default: {
+      const start = w.tag(id, WIRE_BYTES).fork();
+      writeSpecial(type.kind, value, w);
+      w.ldelim(start);
+    }
   }
 }
 
-function encodeSpecial(kind: FieldType['kind'], value: unknown): Uint8Array {
-  const w = new WireWriter();
+function writeSpecial(kind: FieldType['kind'], value: unknown, w: WireWriter): void {
   switch (kind) {
     case 'time': {
       // time_proto.go: a zero Time marshals to nothing; otherwise seconds, and nanos left at 0.
-      if (typeof value !== 'string' || value === '') return w.finish();
+      if (typeof value !== 'string' || value === '') return;
       const { seconds } = parseRfc3339(value);
       w.tag(1, WIRE_VARINT).varint(seconds).tag(2, WIRE_VARINT).varint(0);
-      return w.finish();
+      return;
     }
     case 'microTime': {
-      if (typeof value !== 'string' || value === '') return w.finish();
+      if (typeof value !== 'string' || value === '') return;
       const { seconds, nanos } = parseRfc3339(value);
       w.tag(1, WIRE_VARINT).varint(seconds).tag(2, WIRE_VARINT).varint(Math.floor(nanos / 1000) * 1000);
-      return w.finish();
+      return;
     }
     case 'duration':
       w.tag(1, WIRE_VARINT).varint(typeof value === 'string' ? parseDuration(value) : 0);
-      return w.finish();
+      return;
     case 'quantity':
       w.tag(1, WIRE_BYTES).string(value === undefined || value === null ? '0' : String(value));
-      return w.finish();
+      return;
     case 'intOrString': {
       const isString = typeof value === 'string';
       w.tag(1, WIRE_VARINT).varint(isString ? 1 : 0);
       w.tag(2, WIRE_VARINT).varint(isString ? 0 : asInteger(value));
       w.tag(3, WIRE_BYTES).string(typeof value === 'string' ? value : '');
-      return w.finish();
+      return;
     }
     case 'fieldsV1':
     case 'rawExtension':
       if (value !== undefined) w.tag(1, WIRE_BYTES).bytes(utf8Bytes(JSON.stringify(value)));
-      return w.finish();
+      return;
     default:
       throw new Error(`proto: no encoding for ${kind}`);
   }

@@ -11,7 +11,7 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
 export class WireWriter {
-  private buf = new Uint8Array(128);
+  private buf = new Uint8Array(512);
   private len = 0;
 
   private ensure(extra: number): void {
@@ -25,11 +25,11 @@ export class WireWriter {
 
   /** Unsigned varint of a non-negative safe integer, or any int64 as a bigint/negative number (two's complement, 10 bytes). */
   varint(value: number | bigint): this {
-    if (typeof value === 'number' && value >= 0 && value <= 0xffffffff) {
-      this.ensure(5);
+    if (typeof value === 'number' && value >= 0 && value <= Number.MAX_SAFE_INTEGER) {
+      this.ensure(8);
       let v = value;
       while (v > 0x7f) {
-        this.buf[this.len++] = (v & 0x7f) | 0x80;
+        this.buf[this.len++] = (v % 128) | 0x80;
         v = Math.floor(v / 128);
       }
       this.buf[this.len++] = v;
@@ -51,13 +51,27 @@ export class WireWriter {
 
   bytes(data: Uint8Array): this {
     this.varint(data.length);
-    this.ensure(data.length);
-    this.buf.set(data, this.len);
-    this.len += data.length;
-    return this;
+    return this.raw(data);
   }
 
   string(s: string): this {
+    // ASCII, the common case, without an intermediate buffer.
+    const n = s.length;
+    if (n < 128) {
+      let ascii = true;
+      for (let i = 0; i < n; i++) {
+        if (s.charCodeAt(i) > 0x7f) {
+          ascii = false;
+          break;
+        }
+      }
+      if (ascii) {
+        this.ensure(n + 1);
+        this.buf[this.len++] = n;
+        for (let i = 0; i < n; i++) this.buf[this.len++] = s.charCodeAt(i);
+        return this;
+      }
+    }
     return this.bytes(utf8.encode(s));
   }
 
@@ -65,6 +79,34 @@ export class WireWriter {
     this.ensure(data.length);
     this.buf.set(data, this.len);
     this.len += data.length;
+    return this;
+  }
+
+  /** Starts a length-delimited field written in place; pass the result to ldelim() when its content is written. */
+  fork(): number {
+    this.ensure(1);
+    this.len++; // one byte for the length, moved right if the content needs a longer varint
+    return this.len;
+  }
+
+  ldelim(start: number): this {
+    const size = this.len - start;
+    if (size < 128) {
+      this.buf[start - 1] = size;
+      return this;
+    }
+    let extra = 0;
+    for (let v = size; v >= 128; v = Math.floor(v / 128)) extra++;
+    this.ensure(extra);
+    this.buf.copyWithin(start + extra, start, this.len);
+    this.len += extra;
+    let pos = start - 1;
+    let v = size;
+    while (v > 0x7f) {
+      this.buf[pos++] = (v % 128) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    this.buf[pos] = v;
     return this;
   }
 
@@ -124,7 +166,23 @@ export class WireReader {
   }
 
   string(): string {
-    return utf8Decoder.decode(this.bytes());
+    return utf8String(this.bytes());
+  }
+
+  /** A varint as a JS number when it fits 53 bits (sizes, counts, times), else via bigint. */
+  number64(): number {
+    let result = 0;
+    let mul = 1;
+    const start = this.pos;
+    for (let i = 0; i < 8; i++) {
+      if (this.pos >= this.buf.length) throw new Error('proto: truncated varint');
+      const b = this.buf[this.pos++];
+      result += (b & 0x7f) * mul;
+      if (b < 0x80) return result;
+      mul *= 128;
+    }
+    this.pos = start;
+    return Number(BigInt.asIntN(64, this.varint()));
   }
 
   skip(wireType: number): void {
@@ -152,5 +210,15 @@ export function utf8Bytes(s: string): Uint8Array {
 }
 
 export function utf8String(b: Uint8Array): string {
+  const n = b.length;
+  if (n < 64) {
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      const c = b[i];
+      if (c > 0x7f) return utf8Decoder.decode(b);
+      out += String.fromCharCode(c);
+    }
+    return out;
+  }
   return utf8Decoder.decode(b);
 }
