@@ -1,0 +1,162 @@
+// `pilothouse web` as a real process from the build (out/main/cli.js; ports
+// 28460 for the console, 28470-28475 for its embedded 3-member cluster):
+// 401 without the token for the page, a built asset and the /bridge
+// WebSocket; 200 with it; a `version` call over the socket; listening on
+// 127.0.0.1 only; SIGTERM stops it and its members.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { CLI_JS } from '../harness/cluster';
+
+const PORT = 28460;
+const PORT_BASE = 28470;
+const dataDir = mkdtempSync(join(tmpdir(), 'pilothouse-webproc-'));
+let proc: ChildProcess | undefined;
+let output = '';
+let url: URL;
+let asset: string;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor<T>(what: string, get: () => T | undefined, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = get();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; output:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: PORT, path, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function upgrade(path: string): Promise<WebSocket | number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${PORT}${path}`);
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      ws.terminate();
+    });
+    ws.once('error', reject);
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CLI_JS)) throw new Error(`${CLI_JS} is missing: run \`npm run build\` first`);
+  proc = spawn(process.execPath, [CLI_JS, 'web', '--data-dir', dataDir, '--port', String(PORT), '--port-base', String(PORT_BASE), '--no-open'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DISPLAY: '', WAYLAND_DISPLAY: '' },
+  });
+  proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const printed = await waitFor('the console URL', () => /console at (\S+)/.exec(output)?.[1]);
+  url = new URL(printed);
+  asset = readdirSync(join(CLI_JS, '../../renderer/assets')).find((f) => f.endsWith('.js'))!;
+});
+
+/** The host's direct children: the members it started. */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+afterAll(async () => {
+  // Only when a test failed before the SIGTERM test: stop the host gracefully, then by force, members by their pids.
+  if (proc && proc.exitCode === null && proc.pid) {
+    const members = childPids(proc.pid);
+    const exited = new Promise((r) => proc!.once('exit', r));
+    proc.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    if (proc.exitCode === null) proc.kill('SIGKILL');
+    for (const pid of members) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}, 30_000);
+
+describe('pilothouse web', () => {
+  it('prints the tokened URL on 127.0.0.1 and writes it to DIR/console.url', () => {
+    expect(url.origin).toBe(`http://127.0.0.1:${PORT}`);
+    expect(url.searchParams.get('token')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(readFileSync(join(dataDir, 'console.url'), 'utf8').trim()).toBe(url.href);
+  });
+
+  it('answers 401 without the token: page, asset, WebSocket', async () => {
+    expect((await get('/', { host: url.host })).status).toBe(401);
+    expect((await get(`/assets/${asset}`, { host: url.host })).status).toBe(401);
+    expect(await upgrade('/bridge')).toBe(401);
+  });
+
+  it('serves the page and the asset with the token', async () => {
+    const page = await get(`/?token=${url.searchParams.get('token')}`, { host: url.host });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(`/assets/${asset}`);
+    const cookie = String((page.headers['set-cookie'] as string[])[0]).split(';')[0]!;
+    const js = await get(`/assets/${asset}`, { host: url.host, cookie });
+    expect(js.status).toBe(200);
+    expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('answers version over the WebSocket', async () => {
+    const ws = await upgrade(`/bridge?token=${url.searchParams.get('token')}`);
+    if (typeof ws === 'number') throw new Error(`upgrade refused: ${ws}`);
+    const answer = new Promise<unknown>((r) => ws.on('message', (d) => {
+      const m = JSON.parse(d.toString()) as { t: string };
+      if (m.t === 'result') r(m);
+    }));
+    ws.send(JSON.stringify({ t: 'call', id: 1, name: 'version', args: [] }));
+    expect(await answer).toMatchObject({ t: 'result', id: 1, ok: true, value: { pilothouse: '0.1.0', runtime: 'web' } });
+    ws.close();
+  });
+
+  it('is not reachable on another address', async () => {
+    const refused = await new Promise<boolean>((resolve) => {
+      const s = connect({ host: '127.0.0.2', port: PORT });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(false);
+      });
+      s.once('error', () => resolve(true));
+    });
+    expect(refused).toBe(true);
+  });
+
+  it('stops on SIGTERM with its members and removes console.url', async () => {
+    const children = childPids(proc!.pid!);
+    expect(children.length).toBeGreaterThanOrEqual(3);
+    const exited = new Promise<number | null>((r) => proc!.once('exit', (code) => r(code)));
+    proc!.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    for (const pid of children) expect(alive(pid), `member pid ${pid}`).toBe(false);
+    expect(output).toContain('pilothouse web: stopped');
+    expect(existsSync(join(dataDir, 'console.url'))).toBe(false);
+  }, 40_000);
+});
