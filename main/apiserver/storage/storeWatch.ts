@@ -6,6 +6,8 @@
 // notifications become BOOKMARKs. A compacted start revision ends the watch
 // with ERROR 410 "The resourceVersion for the provided watch is too old.".
 // The watch cache serves most watches; this path is for a store without one.
+// There is no per-watcher buffer here: a sink returning false is not retried
+// (events arrive at etcd's pace and are handed on as they come).
 
 import { expired, internalError } from '../api/status';
 import type { EtcdStore } from './etcdStore';

@@ -17,6 +17,25 @@ const names = (items: KObject[]) => items.map((i) => i.metadata.name);
 
 export const cacheCases: Case[] = [
   {
+    name: 'cache: a consistent list after a write elsewhere in etcd is served once a progress notification moves the cache on',
+    async run({ storage, other, prefix }) {
+      await other.create(`${prefix}a`, cm('a'));
+      await storage.getList(prefix);
+      const cache = storage as WatchCache;
+      for (let i = 0; i < 3; i++) {
+        // No event reaches this cache: only etcd's progress reply (RequestWatchProgress) can tell it that it is current.
+        await other.create(`/registry/elsewhere-${prefix.split('/')[2]}/x${i}`, cm(`x${i}`));
+        const current = await other.currentRevision();
+        const t0 = Date.now();
+        const l = await cache.getList(prefix);
+        expect(l.resourceVersion).toBe(current.toString());
+        expect(cache.resourceVersion).toBe(current);
+        expect(Date.now() - t0).toBeLessThan(1000); // not the block timeout and etcd fallback
+        expect(names(l.items)).toEqual(['a']);
+      }
+    },
+  },
+  {
     name: 'cache: list RV "0" is served from memory and ignores limit; RV N waits for the cache to reach N',
     async run({ storage, other, prefix }) {
       for (const n of ['a', 'b', 'c']) await other.create(`${prefix}${n}`, cm(n));
