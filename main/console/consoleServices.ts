@@ -223,6 +223,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     handlers,
     supervisor,
     async start() {
+      if (disposed) return;
       logs.attachFile('console', join(dataDir, 'logs', 'console.log'));
       const ok = await supervisor.start(opts.startTimeoutMs ?? 60_000);
       starting = false;

@@ -73,6 +73,7 @@ export class SupervisedProcess {
   private lastExit: ComponentStatus['lastExit'];
   private startedAt: string | undefined;
   private restartTimer: unknown;
+  private closed = false;
   private readonly policy: RestartPolicy;
   private readonly clock: Clock;
   private readonly spawner: Spawner;
@@ -115,8 +116,9 @@ export class SupervisedProcess {
     this.o.onChange?.(this.status());
   }
 
-  /** The user's start (also clears the crash history). No-op while a child lives. */
+  /** The user's start (also clears the crash history). No-op while a child lives, and after close(). */
   start(): void {
+    if (this.closed) return;
     this.desired = 'up';
     this.policy.reset();
     this.cancelRestart();
@@ -244,6 +246,12 @@ export class SupervisedProcess {
     this.child.kill('SIGCONT');
     this.set('running');
     return true;
+  }
+
+  /** Stops the child for good: later start() calls (a late restart, an experiment's finally) do nothing. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.stop();
   }
 
   /** Resolves when the current child (if any) has exited. */

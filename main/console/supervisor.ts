@@ -157,6 +157,7 @@ export class Supervisor {
       return false;
     }
 
+    if (this.disposed) return false;
     this.steps.begin('members', this.layout.map((m) => m.clientUrl).join(', '));
     this.startMembers();
     this.steps.done('members', this.layout.map((m) => `${m.name} pid ${this.process(m.name).pid ?? '?'}`).join(', '));
@@ -221,7 +222,7 @@ export class Supervisor {
   /** Stops every child and closes the clients; resolves once all are reaped. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    await this.stopMembers();
+    await Promise.all([...this.members.values()].map((p) => p.close()));
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
   }

@@ -237,3 +237,15 @@ describe('supervised process', () => {
     expect(changes.map((c) => c.state)).toEqual(['starting', 'running', 'paused', 'running', 'restarting']);
   });
 });
+
+describe('supervised process after close', () => {
+  it('refuses to start again (a late experiment or restart cannot leave an orphan)', async () => {
+    const { proc, children, clock } = setup();
+    proc.start();
+    await proc.close();
+    proc.start();
+    clock.advance(60_000);
+    expect(children).toHaveLength(1);
+    expect(proc.state).toBe('stopped');
+  });
+});
