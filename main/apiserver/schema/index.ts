@@ -5,6 +5,7 @@
 //   messageForGvk({group:'apps',version:'v1',kind:'Deployment'}) → 'k8s.io.api.apps.v1.Deployment'
 //   toProto(message, json) / fromProto(message, bytes)     gogo-compatible bytes ⇄ kube's JSON
 //   normalize(message, json)                               the JSON kube would echo back for this body
+//   canonicalQuantity('1.5Gi') → '1536Mi'                  kube's Quantity.String()
 //   strictDecode(gvk, body) / strictDecodingMessage(...)   unknown fields and type errors, kube's wording
 
 import type { GroupVersionKind } from '../api/object';
@@ -18,6 +19,7 @@ export type { FieldSchema, FieldType, JsonField, MessageSchema } from './types';
 export { messageForGvk, gvkForMessage } from './gvk';
 export { formatDuration, formatMicroTime, formatTime, parseDuration, parseRfc3339 } from './specialTypes';
 export * from './strictDecoding';
+export { canonicalQuantity } from './quantity';
 
 /** The object (without kind/apiVersion, which live in the envelope) as gogo-protobuf bytes. */
 export function toProto(message: string, obj: unknown): Uint8Array {

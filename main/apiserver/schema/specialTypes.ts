@@ -121,6 +121,3 @@ export function parseDuration(s: string): bigint {
   if (rest !== '') throw bad();
   return neg ? -total : total;
 }
-
-/** The pattern kube's ParseQuantity accepts (its error names it). */
-export const quantityPattern = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;

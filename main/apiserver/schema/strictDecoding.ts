@@ -14,7 +14,8 @@
 import type { GroupVersionKind } from '../api/object';
 import { messageForGvk } from './gvk';
 import { astOf, parseJsonAst, type JsonNode } from './jsonAst';
-import { parseDuration, parseRfc3339, quantityPattern } from './specialTypes';
+import { canonicalQuantity } from './quantity';
+import { parseDuration, parseRfc3339 } from './specialTypes';
 import { jsonFields, kubeSchema, type FieldType, type MessageSchema, type Schema } from './types';
 
 export interface StrictDecodeResult {
@@ -215,9 +216,11 @@ function walkValue(walk: Walk, type: FieldType, node: JsonNode, path: string, go
       }
       return;
     case 'quantity': {
-      const text = node.type === 'string' ? node.value.trim() : node.type === 'number' ? node.text : describe(node);
-      if (!quantityPattern.test(text)) {
-        fail(walk, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+      const text = node.type === 'string' ? node.value : node.type === 'number' ? node.text : describe(node);
+      try {
+        canonicalQuantity(text);
+      } catch (err) {
+        fail(walk, (err as Error).message);
       }
       return;
     }

@@ -6,11 +6,12 @@
 //   - map entries {key=1, value=2} with keys in byte order;
 //   - Time as {seconds, nanos=0} (sub-second precision dropped, as kube
 //     does), zero Time as an empty message; MicroTime keeps microseconds;
-//   - Quantity {string=1}; IntOrString {type, intVal, strVal};
+//   - Quantity {string=1} in canonical form (quantity.ts); IntOrString {type, intVal, strVal};
 //     FieldsV1 {Raw = the JSON bytes}; []byte fields from base64.
 // Fields the schema does not know are dropped (strict decoding, not this
 // module, reports them).
 
+import { canonicalQuantityOrSame } from './quantity';
 import { parseDuration, parseRfc3339 } from './specialTypes';
 import type { FieldSchema, FieldType, MessageSchema, Schema } from './types';
 import { WIRE_BYTES, WIRE_VARINT, WireWriter, utf8Bytes } from './wire';
@@ -126,7 +127,7 @@ function writeSpecial(kind: FieldType['kind'], value: unknown, w: WireWriter): v
       w.tag(1, WIRE_VARINT).varint(typeof value === 'string' ? parseDuration(value) : 0);
       return;
     case 'quantity':
-      w.tag(1, WIRE_BYTES).string(value === undefined || value === null ? '0' : String(value));
+      w.tag(1, WIRE_BYTES).string(value === undefined || value === null ? '0' : canonicalQuantityOrSame(value));
       return;
     case 'intOrString': {
       const isString = typeof value === 'string';
