@@ -14,6 +14,7 @@
 import { fieldElement, FieldSet, keyElement, valueElement, type FieldPath, type PathElement } from './fieldSet';
 import { clone, deepEqual, isObject, type JsonObject, type JsonValue } from './jsonValue';
 import { fieldMeta, messageFields, type FieldMeta } from './patchMeta';
+import { schemaField, schemaFields, zeroJson, type SchemaField } from './schemaTypes';
 
 /** The type of one node. */
 export type TypeRef =
@@ -43,9 +44,25 @@ function byValue(message: string | undefined, v: JsonValue | undefined): TypeRef
   return message ? { kind: 'struct', message } : { kind: 'scalar' };
 }
 
+/** A field patchMeta does not list, typed from the Go schema: lists without tags are atomic. */
+function typeFromSchema(f: SchemaField, v: JsonValue | undefined): TypeRef {
+  const ty = f.type;
+  if (ty.kind === 'object') return { kind: 'struct', message: ty.message };
+  if (ty.kind === 'map') return { kind: 'map', valueMessage: ty.value.kind === 'object' ? ty.value.message : undefined };
+  if (ty.kind === 'array') return { kind: 'list', meta: { kind: 'list', type: ty.items.kind === 'object' ? ty.items.message : undefined, listType: 'atomic' } };
+  if (ty.kind === 'rawExtension') return isObject(v) ? { kind: 'struct', atomic: true } : { kind: 'scalar' };
+  return { kind: 'scalar' };
+}
+
 /** The type of `parent[key]` (struct field or map value). */
 function childType(t: TypeRef, key: string, v: JsonValue | undefined): TypeRef {
-  if (t.kind === 'struct') return typeFromMeta(fieldMeta(t.message, key), v);
+  if (t.kind === 'struct') {
+    const meta = fieldMeta(t.message, key);
+    if (meta) return typeFromMeta(meta, v);
+    const f = schemaField(t.message, key);
+    if (f) return typeFromSchema(f, v);
+    return byValue(undefined, v);
+  }
   if (t.kind === 'map') return byValue(t.valueMessage, v);
   return byValue(undefined, v);
 }
@@ -285,10 +302,19 @@ export function normalizeTyped(v: JsonValue, t: TypeRef): JsonValue {
     const out: JsonObject = {};
     for (const [k, val] of Object.entries(x)) out[k] = walk(val, childType(ty, k, val));
     if (ty.kind === 'struct' && ty.message) {
-      for (const [k, meta] of Object.entries(messageFields(ty.message) ?? {})) {
-        if (out[k] !== undefined) continue;
-        if (meta.value) out[k] = walk({}, typeFromMeta(meta, {}));
-        else if (meta.zeroNull) out[k] = null;
+      const fields = schemaFields(ty.message);
+      if (fields) {
+        for (const [k, f] of fields) {
+          if (out[k] !== undefined) continue;
+          const zero = zeroJson(f);
+          if (zero !== undefined) out[k] = zero === null ? null : walk({}, childType(ty, k, {}));
+        }
+      } else {
+        for (const [k, meta] of Object.entries(messageFields(ty.message) ?? {})) {
+          if (out[k] !== undefined) continue;
+          if (meta.value) out[k] = walk({}, typeFromMeta(meta, {}));
+          else if (meta.zeroNull) out[k] = null;
+        }
       }
     }
     return out;

@@ -67,10 +67,18 @@ describe('removeItems and normalizeTyped', () => {
     const set = FieldSet.fromPaths([['f:containers', 'k:{"name":"b"}'], ['f:containers', 'k:{"name":"a"}', 'f:image']]);
     expect(removeItems({ containers: [c('a'), c('b')] }, set, POD_SPEC)).toEqual({ containers: [{ name: 'a' }] });
   });
+  it('zero PodSpec: containers is null (no omitempty)', () => {
+    expect((normalizeTyped({ spec: {} }, rootType('k8s.io.api.core.v1.Pod')) as any).spec.containers).toBeNull();
+  });
+  it('fields the schema knows but patchMeta does not are tracked', () => {
+    const s = fieldsOf({ spec: { volumes: [{ name: 'v', csi: { driver: 'd', volumeAttributes: { a: '1' } } }] } }, rootType('k8s.io.api.core.v1.Pod'));
+    expect(s.has(['f:spec', 'f:volumes', 'k:{"name":"v"}', 'f:csi', 'f:volumeAttributes', 'f:a'])).toBe(true);
+  });
   it('adds by-value structs and non-omitempty nulls', () => {
     expect(normalizeTyped({ spec: { template: { spec: { containers: [{ name: 'a' }] } } } }, rootType('k8s.io.api.apps.v1.Deployment'))).toEqual({
       metadata: { creationTimestamp: null },
       spec: {
+        selector: null, // *LabelSelector without omitempty
         template: { metadata: { creationTimestamp: null }, spec: { containers: [{ name: 'a', resources: {} }] } },
         strategy: {},
       },
