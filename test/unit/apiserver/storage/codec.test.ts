@@ -141,6 +141,24 @@ describe('protobuf codec, read by an independent wire parser', () => {
     expect((got.spec as any).strategy.rollingUpdate).toEqual({ maxUnavailable: '25%', maxSurge: 1 });
   });
 
+  test('length prefixes longer than one byte (fields of 128 bytes and more) are exact', () => {
+    for (const size of [127, 128, 300, 16_384, 70_000]) {
+      const value = 'x'.repeat(size);
+      const bytes = protobufCodec().encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', annotations: { a: value } }, data: { k: value } });
+      const cm = parse(one(parse(bytes.subarray(4)), 2)!.bytes!);
+      expect(str(parse(all(msg(cm, 1), 12)[0].bytes!), 2)).toBe(value);
+      expect(mapOf(cm, 2)).toEqual({ k: value });
+      expect((protobufCodec().decode(bytes) as any).data.k).toBe(value);
+    }
+  });
+
+  test('non-ASCII strings are UTF-8 on the wire', () => {
+    const bytes = protobufCodec().encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'u' }, data: { greeting: 'grüße – 日本 🚀' } });
+    const cm = parse(one(parse(bytes.subarray(4)), 2)!.bytes!);
+    expect(mapOf(cm, 2)).toEqual({ greeting: 'grüße – 日本 🚀' });
+    expect((protobufCodec().decode(bytes) as any).data.greeting).toBe('grüße – 日本 🚀');
+  });
+
   test('the input object is not modified', () => {
     expect(deployment.metadata.resourceVersion).toBe('42');
   });
