@@ -6,34 +6,40 @@
 // notifications become BOOKMARKs. A compacted start revision ends the watch
 // with ERROR 410 "The resourceVersion for the provided watch is too old.".
 // The watch cache serves most watches; this path is for a store without one.
-// There is no per-watcher buffer here: a sink returning false is not retried
-// (events arrive at etcd's pace and are handed on as they come).
+// Delivery (predicate, back-pressure, bounded buffer) is the cache's
+// CacheWatcher, fed from this watch's own etcd stream.
 
 import { expired, internalError } from '../api/status';
+import { CacheWatcher } from './cacheWatcher';
 import type { EtcdStore } from './etcdStore';
 import type { EtcdWatch } from './etcdWatch';
 import { WATCH_EXPIRED_MESSAGE, parseResourceVersion } from './errors';
 import type { WatchEvent, WatchOptions, WatchSink, Watcher } from './interface';
-import { bookmarkEvent, toWatchEvent } from './watchEvents';
+
+const BUFFER_SIZE = 1000;
 
 export function startStoreWatch(store: EtcdStore, prefix: string, opts: WatchOptions, sink: WatchSink): Watcher {
   let stopped = false;
   let etcdWatch: EtcdWatch | undefined;
-  let finish!: () => void;
-  const done = new Promise<void>((r) => (finish = r));
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    etcdWatch?.cancel();
-    finish();
-  };
-  const emit = (e: WatchEvent) => {
-    if (!stopped) sink(e);
-  };
-  const fail = (e: WatchEvent) => {
-    emit(e);
-    stop();
-  };
+  const w = new CacheWatcher(
+    sink,
+    {
+      // etcd already scopes the stream to the prefix (or key).
+      scope: () => true,
+      predicate: opts.predicate,
+      allowBookmarks: opts.allowWatchBookmarks === true,
+      bookmarkType: opts.bookmarkType,
+      bufferSize: BUFFER_SIZE,
+      // Every progress notification is worth a bookmark.
+      bookmarkIntervalMs: 0,
+      now: Date.now,
+    },
+    () => {
+      stopped = true;
+      etcdWatch?.cancel();
+    },
+  );
+  const fail = (err: unknown) => w.fail(internalError(err).status as unknown as Record<string, unknown>);
 
   const run = async () => {
     const rv = parseResourceVersion(opts.resourceVersion);
@@ -43,28 +49,25 @@ export function startStoreWatch(store: EtcdStore, prefix: string, opts: WatchOpt
       const list = prefix.endsWith('/')
         ? await store.getList(prefix, { predicate: opts.predicate, resourceVersion: opts.resourceVersion === '0' ? '' : opts.resourceVersion })
         : await store.getList(prefix.slice(0, prefix.lastIndexOf('/') + 1), { exactKey: prefix, predicate: opts.predicate });
-      for (const item of list.items) emit({ type: 'ADDED', object: item });
+      if (stopped) return;
       const listRV = BigInt(list.resourceVersion);
-      if (opts.sendInitialEvents && opts.allowWatchBookmarks) emit(bookmarkEvent(opts.bookmarkType, listRV, true));
+      w.begin(list.items.map((item): WatchEvent => ({ type: 'ADDED', object: item })), listRV);
+      if (opts.sendInitialEvents) w.bookmark(listRV, true);
       from = listRV + 1n;
-    } else if (rv === 0n) {
-      from = 0n; // no initial state: changes from now on
+    } else {
+      w.begin([], rv);
+      if (rv === 0n) from = 0n; // no initial state: changes from now on
     }
     if (stopped) return;
     etcdWatch = store.watchRaw(prefix, from, {
       onEvents: (events) => {
-        for (const ev of events) {
-          const out = toWatchEvent(ev, opts.predicate);
-          if (out) emit(out);
-        }
+        for (const ev of events) w.add(ev);
       },
-      onProgress: (rev) => {
-        if (opts.allowWatchBookmarks) emit(bookmarkEvent(opts.bookmarkType, rev));
-      },
-      onCompacted: () => fail({ type: 'ERROR', object: expired(WATCH_EXPIRED_MESSAGE).status as unknown as Record<string, unknown> }),
-      onError: (err) => fail({ type: 'ERROR', object: internalError(err).status as unknown as Record<string, unknown> }),
+      onProgress: (rev) => w.bookmark(rev),
+      onCompacted: () => w.fail(expired(WATCH_EXPIRED_MESSAGE).status as unknown as Record<string, unknown>),
+      onError: fail,
     });
   };
-  run().catch((err) => fail({ type: 'ERROR', object: internalError(err).status as unknown as Record<string, unknown> }));
-  return { stop, done };
+  run().catch(fail);
+  return w;
 }
