@@ -3,10 +3,30 @@
 
 import { deployments } from './apps/deployments';
 import { replicasets } from './apps/replicasets';
+import { leases } from './coordination/leases';
+import { configmaps, secrets, serviceaccounts } from './core/config';
+import { endpoints } from './core/endpoints';
+import { events } from './core/events';
+import { namespaces } from './core/namespaces';
+import { nodes } from './core/nodes';
 import { pods } from './core/pods';
+import { services } from './core/services';
 import type { ResourceDef } from './resourceDef';
 
-const resources: ResourceDef[] = [pods, deployments, replicasets];
+const resources: ResourceDef[] = [
+  configmaps,
+  endpoints,
+  events,
+  namespaces,
+  nodes,
+  pods,
+  secrets,
+  serviceaccounts,
+  services,
+  deployments,
+  replicasets,
+  leases,
+];
 
 export function allResources(): ResourceDef[] {
   return [...resources];
