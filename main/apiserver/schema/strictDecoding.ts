@@ -14,6 +14,7 @@
 import type { GroupVersionKind } from '../api/object';
 import { messageForGvk } from './gvk';
 import { astOf, parseJsonAst, type JsonNode } from './jsonAst';
+import { namedGoType } from './goTypes';
 import { canonicalQuantity } from './quantity';
 import { parseDuration, parseRfc3339 } from './specialTypes';
 import { jsonFields, kubeSchema, type FieldType, type MessageSchema, type Schema } from './types';
@@ -143,7 +144,8 @@ function walkMessage(walk: Walk, msg: MessageSchema, node: JsonNode & { type: 'o
       walk.strictErrors.push(`unknown field "${full}"`);
       continue;
     }
-    walkValue(walk, jf.field.type, child, full, [...goPath, key], msg.goName);
+    const owner = jf.via ? walk.schema.message((jf.via.type as { message: string }).message).goName : msg.goName;
+    walkValue(walk, jf.field.type, child, full, [...goPath, key], msg.goName, namedGoType(owner, key));
   }
 }
 
@@ -157,10 +159,11 @@ function fail(walk: Walk, message: string): void {
 
 const intRange = { int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n] } as const;
 
-function walkValue(walk: Walk, type: FieldType, node: JsonNode, path: string, goPath: string[], structName: string): void {
+/** `named`: the field's Go named type (for lists, the element's), when it has one (goTypes.ts). */
+function walkValue(walk: Walk, type: FieldType, node: JsonNode, path: string, goPath: string[], structName: string, named?: string): void {
   if (node.type === 'null') return; // null leaves any Go field at its zero value
   const where = `${structName}.${goPath.join('.')}`;
-  const goType = () => goTypeName(walk.schema, type);
+  const goType = () => (type.kind === 'array' && named ? `[]${named}` : (named ?? goTypeName(walk.schema, type)));
   switch (type.kind) {
     case 'string':
     case 'bytes':
@@ -186,7 +189,7 @@ function walkValue(walk: Walk, type: FieldType, node: JsonNode, path: string, go
       return;
     case 'array':
       if (node.type !== 'array') return typeError(walk, node, where, goType());
-      node.items.forEach((item, i) => walkValue(walk, type.items, item, `${path}[${i}]`, goPath, structName));
+      node.items.forEach((item, i) => walkValue(walk, type.items, item, `${path}[${i}]`, goPath, structName, named));
       return;
     case 'map': {
       if (node.type !== 'object') return typeError(walk, node, where, goType());

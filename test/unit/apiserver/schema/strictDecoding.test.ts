@@ -154,6 +154,30 @@ describe('type errors in Go encoding/json wording', () => {
       want: 'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"',
     },
     {
+      name: 'named string types print as Go names them',
+      gvk: pod,
+      body: { spec: { containers: [{ name: 'c', imagePullPolicy: 1 }] } },
+      want: 'json: cannot unmarshal number into Go struct field Container.spec.containers.imagePullPolicy of type v1.PullPolicy',
+    },
+    {
+      name: 'named element types of lists, and named map types',
+      gvk: pod,
+      body: { spec: { containers: [{ name: 'c', securityContext: { capabilities: { add: [true] } } }] } },
+      want: 'json: cannot unmarshal bool into Go struct field Capabilities.spec.containers.securityContext.capabilities.add of type v1.Capability',
+    },
+    {
+      name: 'a string where a ResourceList belongs',
+      gvk: pod,
+      body: { spec: { containers: [{ name: 'c', resources: { limits: '1' } }] } },
+      want: 'json: cannot unmarshal string into Go struct field ResourceRequirements.spec.containers.resources.limits of type v1.ResourceList',
+    },
+    {
+      name: 'fields of an inline struct belong to the outer struct',
+      gvk: pod,
+      body: { spec: { volumes: [{ name: 'v', hostPath: { path: '/x', type: 5 } }] } },
+      want: 'json: cannot unmarshal number into Go struct field HostPathVolumeSource.spec.volumes.hostPath.type of type v1.HostPathType',
+    },
+    {
       name: 'the first type error in document order wins',
       gvk: deploy,
       body: deployment({ paused: 'yes', replicas: 'two' }),
