@@ -175,7 +175,10 @@ async function createBootstrapObjects(objs: KObject[], defs: ResourceDef[], scop
   for (const obj of objs) {
     const [group, version] = obj.apiVersion!.includes('/') ? obj.apiVersion!.split('/') : ['', obj.apiVersion!];
     const def = defs.find((d) => d.group === group && d.version === version && d.kind === obj.kind);
-    if (!def) throw new Error(`bootstrap object of unserved kind ${obj.apiVersion}/${obj.kind}`);
+    if (!def) {
+      log(`apiserver: not creating ${obj.kind} ${obj.metadata.name}: ${obj.apiVersion} ${obj.kind} is not served`);
+      continue;
+    }
     const scope = scopes.get(`${def.group}/${def.version}/${def.resource}`)!;
     const ns = obj.metadata.namespace ?? '';
     try {

@@ -7,6 +7,7 @@ import { parseLabelSelector, SelectorParseError } from '../api/labelSelector';
 import type { KObject } from '../api/object';
 import { badRequest, invalid } from '../api/status';
 import type { ResourceDef } from '../registry/resourceDef';
+import { supportedFieldLabels } from '../registry/index';
 import type { ListOptions, Predicate } from '../storage/interface';
 import { truthy } from '../server/requestInfo';
 
@@ -74,7 +75,7 @@ export function parseListOptions(def: ResourceDef, q: URLSearchParams): ParsedLi
   }
   const fs = q.get('fieldSelector');
   if (fs !== null && fs.trim() !== '') {
-    const supported = new Set(['metadata.name', 'metadata.namespace', ...selectableFieldNames(def)]);
+    const supported = new Set(['metadata.name', 'metadata.namespace', ...supportedFieldLabels(def)]);
     const sel = compileFieldSelector(fs, supported);
     if (!sel.empty()) {
       predicates.push((o: KObject) => sel.matches(fieldsOf(def, o)));
@@ -89,13 +90,4 @@ export function fieldsOf(def: ResourceDef, o: KObject): Record<string, string> {
   const f: Record<string, string> = { 'metadata.name': o.metadata.name ?? '' };
   if (def.namespaced) f['metadata.namespace'] = o.metadata.namespace ?? '';
   return { ...f, ...def.selectableFields(o) };
-}
-
-/** Which field names a resource can select on: the keys its selectableFields gives for an empty object. */
-function selectableFieldNames(def: ResourceDef): string[] {
-  try {
-    return Object.keys(def.selectableFields({ apiVersion: def.version, kind: def.kind, metadata: {} }));
-  } catch {
-    return [];
-  }
 }

@@ -1,6 +1,8 @@
 // Reading and decoding request bodies as kube's REST handlers do: the body is
 // limited to 3 MiB (kube's default max request body), the Content-Type picks
-// the decoder (JSON or YAML here; anything else is 415), and a body that does
+// the decoder (JSON, YAML, or protobuf — kubectl's typed clients such as
+// `kubectl create deployment` send `k8s\0` + runtime.Unknown bodies;
+// anything else is 415), and a body that does
 // not parse is a 400 whose text follows kube's: `the object provided is
 // unrecognized (must be of type Deployment): couldn't get version/kind; json
 // parse error: invalid character ...` with Go's json wording and a 30-byte
@@ -10,9 +12,10 @@ import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { badRequest, failure, unsupportedMediaType } from '../api/status';
 import { parseMediaType } from '../server/mediaType';
+import { decodeStored, PROTOBUF_MEDIA_TYPE } from '../storage/codec';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'];
+export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
 
 export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -36,6 +39,13 @@ export function bodyFormat(contentType: string | undefined, accepted: string[] =
 
 /** Parses a JSON or YAML body into a plain value; syntax errors carry kube's wording (without the type prefix). */
 export function parseBody(data: Buffer, mediaType: string): unknown {
+  if (mediaType === PROTOBUF_MEDIA_TYPE) {
+    try {
+      return decodeStored(data);
+    } catch (err) {
+      throw new BodyParseError(`couldn't get version/kind; ${(err as Error).message}`);
+    }
+  }
   const text = data.toString('utf8');
   if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
     try {

@@ -3,10 +3,15 @@
 // answers a linearizable read; Ctrl-C / SIGTERM stops them all and exits 0.
 // Clients and peers speak https with client certificates: the PKI is made
 // once under DIR/pki, and DIR/etcdctl.env points etcdctl at it.
+// Once the members are ready the API server starts too (`pilothouse
+// apiserver`, HTTPS on 127.0.0.1 at port-base + 2·members, PKI under
+// DIR/pki/kube, log DIR/logs/apiserver.log) and DIR/kubeconfig names it with
+// an admin identity, so `KUBECONFIG=DIR/kubeconfig kubectl get ns` works.
 
 import { resolve } from 'node:path';
 import { LocalCluster } from '../../console/localCluster';
-import type { Program } from '../../console/memberProcess';
+import { MemberProcess, type Program } from '../../console/memberProcess';
+import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig } from './apiserverLayout';
 
 export interface UpOptions {
   dataDir: string;
@@ -24,7 +29,8 @@ export function selfProgram(cliPath: string): Program {
   return { command: process.execPath, args: [cliPath, 'etcd'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
-export async function runUpCommand(opts: UpOptions, program: Program): Promise<number> {
+/** program runs a member; apiServer (when given) runs `pilothouse apiserver` once the members are ready. */
+export async function runUpCommand(opts: UpOptions, program: Program, apiServer?: Program): Promise<number> {
   const cluster = new LocalCluster({
     dataDir: resolve(opts.dataDir),
     members: opts.members,
@@ -33,7 +39,11 @@ export async function runUpCommand(opts: UpOptions, program: Program): Promise<n
     tls: true,
   });
   let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => (stopping ??= cluster.stop());
+  let apiProcess: MemberProcess | undefined;
+  const stop = (): Promise<void> => (stopping ??= (async () => {
+    await apiProcess?.stop();
+    await cluster.stop();
+  })());
   const signalled = new Promise<NodeJS.Signals>((res) => {
     process.once('SIGTERM', () => res('SIGTERM'));
     process.once('SIGINT', () => res('SIGINT'));
@@ -59,6 +69,27 @@ export async function runUpCommand(opts: UpOptions, program: Program): Promise<n
     `pilothouse: cluster ready (${cluster.layout.length} members) endpoints ${cluster.layout.map((m) => m.clientUrl).join(',')}; ` +
       `run: source ${cluster.envFile} && etcdctl member list -w table\n`,
   );
+
+  if (apiServer) {
+    const layout = apiServerLayout(resolve(opts.dataDir), opts.portBase, opts.members, cluster.pki!);
+    apiProcess = new MemberProcess('apiserver', apiServer, apiServerFlags(layout, cluster.layout), layout.logFile);
+    apiProcess.start();
+    const proc = apiProcess;
+    const apiReady = await Promise.race([
+      waitApiServerReady(layout, opts.readyTimeoutMs ?? 60_000, () => proc.running),
+      signalled.then(() => ({ ok: false as const, why: 'signalled' })),
+    ]);
+    if (!apiReady.ok) {
+      if (apiReady.why !== 'signalled') process.stderr.write(`pilothouse: API server not ready (${apiReady.why}); see ${layout.logFile}; stopping\n`);
+      await stop();
+      return apiReady.why === 'signalled' ? 0 : 1;
+    }
+    writeKubeconfig(layout);
+    process.stdout.write(`pilothouse: API server ready at ${layout.url} (pid ${proc.pid}); run: KUBECONFIG=${layout.kubeconfig} kubectl get ns\n`);
+    void proc.waitExit().then((code) => {
+      if (!stopping) process.stderr.write(`pilothouse: API server exited (code ${code}); see ${layout.logFile}\n`);
+    });
+  }
 
   // Report members that die on their own; the cluster keeps running with the rest.
   for (const m of cluster.members.values()) {

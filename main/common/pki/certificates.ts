@@ -36,6 +36,8 @@ export interface LeafRequest {
   commonName: string;
   /** DNS names and IP addresses (v4 or v6); ignored for client certificates. */
   hosts?: string[];
+  /** Subject O values (Kubernetes reads them as the user's groups, e.g. system:masters). */
+  organizations?: string[];
 }
 
 export function newEcdsaKey(): string {
@@ -69,7 +71,7 @@ export function issueLeaf(ca: KeyAndCert, req: LeafRequest): KeyAndCert {
   ];
   if (hosts.length > 0) ext.push(`subjectAltName = ${hosts.map((h) => (isIP(h) ? `IP:${h}` : `DNS:${h}`)).join(', ')}`);
   const cert = withWorkDir((dir) => {
-    const config = write(dir, 'leaf.cnf', opensslConfig(req.commonName, ext));
+    const config = write(dir, 'leaf.cnf', opensslConfig(req.commonName, ext, req.organizations));
     const keyFile = write(dir, 'leaf.key', key);
     const caKey = write(dir, 'ca.key', ca.key);
     const caCert = write(dir, 'ca.crt', ca.cert);
@@ -83,14 +85,17 @@ export function issueLeaf(ca: KeyAndCert, req: LeafRequest): KeyAndCert {
 }
 
 /** A config with only what we ask for: the subject's CN and one extension section. */
-function opensslConfig(commonName: string, extensions: string[]): string {
-  if (!/^[\w.@:-]+$/.test(commonName)) throw new Error(`unsupported certificate common name ${JSON.stringify(commonName)}`);
+function opensslConfig(commonName: string, extensions: string[], organizations: string[] = []): string {
+  for (const name of [commonName, ...organizations]) {
+    if (!/^[\w.@:-]+$/.test(name)) throw new Error(`unsupported certificate subject name ${JSON.stringify(name)}`);
+  }
   return [
     '[req]',
     'prompt = no',
     'distinguished_name = dn',
     'utf8 = yes',
     '[dn]',
+    ...organizations.map((o, i) => `${i}.O = ${o}`),
     `CN = ${commonName}`,
     '[ext]',
     ...extensions,

@@ -58,7 +58,7 @@ export function ensureClusterPki(dir: string, memberNames: string[]): ClusterPki
 }
 
 /** The existing pair, or a new one written key first; each file appears whole (temp file + rename). */
-function ensurePair(paths: CertPaths, issue: () => KeyAndCert): KeyAndCert {
+export function ensurePair(paths: CertPaths, issue: () => KeyAndCert): KeyAndCert {
   if (existsSync(paths.cert) && existsSync(paths.key)) {
     return { cert: readFileSync(paths.cert, 'utf8'), key: readFileSync(paths.key, 'utf8') };
   }

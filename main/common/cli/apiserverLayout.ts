@@ -1,0 +1,126 @@
+// How a local cluster runs its API server: where it listens (the first port
+// after the members' — portBase + 2·members), its flags (kube-apiserver's
+// names, pointing at the members and at the PKI under DIR/pki), its log
+// file, the kubeconfig at DIR/kubeconfig, and a readiness probe (/readyz
+// with the admin client certificate). `pilothouse up` and the console's
+// supervisor both start it this way.
+
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import type { MemberLayout } from '../../console/localCluster';
+import type { Program } from '../../console/memberProcess';
+import type { ClusterPki } from '../pki/clusterPki';
+import { ensureKubePki, type KubePki } from '../pki/kubePki';
+
+export interface ApiServerLayout {
+  port: number;
+  host: string;
+  /** https://127.0.0.1:<port> */
+  url: string;
+  logFile: string;
+  kubeconfig: string;
+  pki: KubePki;
+}
+
+/** The API server's place in a cluster laid out from portBase with `members` members. */
+export function apiServerLayout(dataDir: string, portBase: number, members: number, etcdPki: ClusterPki, host = '127.0.0.1'): ApiServerLayout {
+  const port = portBase + 2 * members;
+  const pki = ensureKubePki(etcdPki);
+  return { port, host, url: `https://${host}:${port}`, logFile: join(dataDir, 'logs', 'apiserver.log'), kubeconfig: join(dataDir, 'kubeconfig'), pki };
+}
+
+/** `pilothouse apiserver` run by this same program (see selfProgram in upCommand.ts). */
+export function apiServerProgram(cliPath: string): Program {
+  return { command: process.execPath, args: [cliPath, 'apiserver'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
+export function apiServerFlags(layout: ApiServerLayout, members: MemberLayout[], extra: string[] = []): string[] {
+  const pki = layout.pki;
+  return [
+    `--etcd-servers=${members.map((m) => m.clientUrl).join(',')}`,
+    `--etcd-cafile=${pki.etcdCa}`,
+    `--etcd-certfile=${pki.apiserverEtcdClient.cert}`,
+    `--etcd-keyfile=${pki.apiserverEtcdClient.key}`,
+    `--bind-address=${layout.host}`,
+    `--secure-port=${layout.port}`,
+    `--tls-cert-file=${pki.apiserver.cert}`,
+    `--tls-private-key-file=${pki.apiserver.key}`,
+    `--client-ca-file=${pki.ca.cert}`,
+    ...extra,
+  ];
+}
+
+/** DIR/kubeconfig: one cluster, one admin user (client certificate), one current context; certificates embedded. */
+export function kubeconfigYaml(layout: ApiServerLayout, clusterName = 'pilothouse'): string {
+  const b64 = (path: string) => readFileSync(path).toString('base64');
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- cluster:',
+    `    certificate-authority-data: ${b64(layout.pki.ca.cert)}`,
+    `    server: ${layout.url}`,
+    `  name: ${clusterName}`,
+    'contexts:',
+    '- context:',
+    `    cluster: ${clusterName}`,
+    '    user: admin',
+    `  name: admin@${clusterName}`,
+    `current-context: admin@${clusterName}`,
+    'preferences: {}',
+    'users:',
+    '- name: admin',
+    '  user:',
+    `    client-certificate-data: ${b64(layout.pki.admin.cert)}`,
+    `    client-key-data: ${b64(layout.pki.admin.key)}`,
+    '',
+  ].join('\n');
+}
+
+export function writeKubeconfig(layout: ApiServerLayout): string {
+  const tmp = `${layout.kubeconfig}.tmp`;
+  writeFileSync(tmp, kubeconfigYaml(layout), { mode: 0o600 });
+  renameSync(tmp, layout.kubeconfig);
+  return layout.kubeconfig;
+}
+
+/** GET /readyz with the admin certificate; resolves with the status code or rejects on a connection error. */
+export function probeReadyz(layout: ApiServerLayout, timeoutMs = 2000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${layout.url}/readyz`,
+      {
+        ca: readFileSync(layout.pki.ca.cert),
+        cert: readFileSync(layout.pki.admin.cert),
+        key: readFileSync(layout.pki.admin.key),
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('readyz timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Polls /readyz until it answers 200 or the deadline passes; returns the last error text on failure. */
+export async function waitApiServerReady(layout: ApiServerLayout, timeoutMs: number, alive: () => boolean = () => true): Promise<{ ok: true } | { ok: false; why: string }> {
+  const deadline = Date.now() + timeoutMs;
+  let why = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (!alive()) return { ok: false, why: 'the API server exited' };
+    try {
+      const code = await probeReadyz(layout);
+      if (code === 200) return { ok: true };
+      why = `/readyz answered ${code}`;
+    } catch (err) {
+      why = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { ok: false, why };
+}

@@ -1,0 +1,69 @@
+// The Kubernetes side of a local cluster's PKI, laid out like kubeadm's
+// /etc/kubernetes/pki, under DIR/kube (beside the etcd PKI in DIR):
+//
+//   DIR/kube/ca.crt, ca.key                          the Kubernetes CA (CN=kubernetes)
+//   DIR/kube/apiserver.crt, .key                     serving cert: CN=kube-apiserver, SANs
+//                                                    127.0.0.1, ::1, localhost, kubernetes,
+//                                                    kubernetes.default, kubernetes.default.svc,
+//                                                    kubernetes.default.svc.cluster.local, 10.96.0.1
+//   DIR/kube/apiserver-etcd-client.crt, .key         the API server's etcd client cert,
+//                                                    signed by the etcd CA (DIR/ca.*)
+//   DIR/kube/admin.crt, .key                         CN=admin, O=system:masters (the kubeconfig user)
+//
+// As with the etcd PKI, nothing that exists is regenerated.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { issueCa, issueLeaf } from './certificates';
+import { ensurePair, type CertPaths, type ClusterPki } from './clusterPki';
+
+export interface KubePki {
+  dir: string;
+  ca: CertPaths;
+  apiserver: CertPaths;
+  apiserverEtcdClient: CertPaths;
+  admin: CertPaths;
+  /** The etcd CA the API server trusts for its etcd connections. */
+  etcdCa: string;
+}
+
+export const KUBE_CA_COMMON_NAME = 'kubernetes';
+export const APISERVER_HOSTS = [
+  '127.0.0.1',
+  '::1',
+  'localhost',
+  'kubernetes',
+  'kubernetes.default',
+  'kubernetes.default.svc',
+  'kubernetes.default.svc.cluster.local',
+  '10.96.0.1',
+];
+
+export function kubePkiPaths(etcdPki: ClusterPki): KubePki {
+  const dir = join(etcdPki.dir, 'kube');
+  const pair = (name: string): CertPaths => ({ cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) });
+  return {
+    dir,
+    ca: pair('ca'),
+    apiserver: pair('apiserver'),
+    apiserverEtcdClient: pair('apiserver-etcd-client'),
+    admin: pair('admin'),
+    etcdCa: etcdPki.ca.cert,
+  };
+}
+
+/** Creates whatever is missing; the etcd PKI must exist already (its CA signs the etcd client cert). */
+export function ensureKubePki(etcdPki: ClusterPki): KubePki {
+  const pki = kubePkiPaths(etcdPki);
+  mkdirSync(pki.dir, { recursive: true, mode: 0o700 });
+  const kubeCa = ensurePair(pki.ca, () => issueCa(KUBE_CA_COMMON_NAME));
+  const etcdCa = ensurePair(etcdPki.ca, () => {
+    throw new Error(`etcd CA missing at ${etcdPki.ca.cert}`);
+  });
+  ensurePair(pki.apiserver, () => issueLeaf(kubeCa, { profile: 'server', commonName: 'kube-apiserver', hosts: APISERVER_HOSTS }));
+  ensurePair(pki.admin, () => issueLeaf(kubeCa, { profile: 'client', commonName: 'admin', organizations: ['system:masters'] }));
+  ensurePair(pki.apiserverEtcdClient, () =>
+    issueLeaf(etcdCa, { profile: 'client', commonName: 'kube-apiserver-etcd-client', organizations: ['system:masters'] }),
+  );
+  return pki;
+}

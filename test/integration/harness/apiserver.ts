@@ -1,0 +1,109 @@
+// A real control plane for API server tests: three Pilothouse etcd members
+// with mutual TLS (startTestCluster), the kube PKI, and `pilothouse
+// apiserver` (out/main/cli.js) on portBase + 6, laid out exactly as
+// `pilothouse up` lays it out; plus kubectl 1.32 and etcdctl runners with a
+// private HOME (kubectl's discovery cache) and KUBECONFIG. One per test file
+// (start it in beforeAll); reapApiServers() in afterAll SIGKILLs what is left.
+// Ports: API server tests use 28100–28399 (see PORTS_APISERVER).
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/common/cli/apiserverLayout';
+import { MemberProcess, type Program } from '../../../main/console/memberProcess';
+import { CLI_JS, reapClusters, startTestCluster, type TestCluster } from './cluster';
+import { ETCDCTL, type CtlResult } from './etcdctl';
+
+export const KUBECTL = '/usr/bin/kubectl';
+
+/** Port bases of the API server test files (each uses base..base+6). */
+export const PORTS_APISERVER = {
+  kubectl: 28100,
+  errors: 28120,
+  watch: 28140,
+  up: 28160,
+  storageMedia: 28180,
+} as const;
+
+export interface TestApiServer {
+  tc: TestCluster;
+  layout: ApiServerLayout;
+  proc: MemberProcess;
+  home: string;
+  kubectl(args: string[], opts?: RunOptions): Promise<CtlResult>;
+  etcdctl(args: string[], opts?: RunOptions): Promise<CtlResult>;
+  /** Stops (SIGTERM) and starts the API server again on the same port; resolves when ready. */
+  restart(): Promise<void>;
+  logTail(lines?: number): string;
+}
+
+export interface RunOptions {
+  stdin?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+const live: MemberProcess[] = [];
+
+export function apiServerTestProgram(): Program {
+  if (!existsSync(CLI_JS)) throw new Error(`${CLI_JS} missing: run npm run build first`);
+  return { command: process.execPath, args: [CLI_JS, 'apiserver'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
+export async function startTestApiServer(portBase: number, extraFlags: string[] = []): Promise<TestApiServer> {
+  const tc = await startTestCluster('pilothouse', portBase, 30_000, { tls: true });
+  const layout = apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
+  const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout, extraFlags), layout.logFile);
+  live.push(proc);
+  const home = join(tc.dir, 'home');
+  mkdirSync(home, { recursive: true });
+  const logTail = (lines = 40): string => (existsSync(layout.logFile) ? readFileSync(layout.logFile, 'utf8').split('\n').slice(-lines).join('\n') : '(no log)');
+  const startAndWait = async (): Promise<void> => {
+    proc.start();
+    const ready = await waitApiServerReady(layout, 30_000, () => proc.running);
+    if (!ready.ok) throw new Error(`API server on ${layout.port} not ready: ${ready.why}\n${logTail()}`);
+  };
+  await startAndWait();
+  writeKubeconfig(layout);
+  const pki = tc.cluster.pki!;
+  return {
+    tc,
+    layout,
+    proc,
+    home,
+    logTail,
+    kubectl: (args, opts = {}) => run(KUBECTL, args, { KUBECONFIG: layout.kubeconfig, HOME: home, ...opts.env }, opts),
+    etcdctl: (args, opts = {}) =>
+      run(ETCDCTL, [`--endpoints=${tc.cluster.layout.map((m) => m.clientUrl).join(',')}`, `--cacert=${pki.ca.cert}`, `--cert=${pki.client.cert}`, `--key=${pki.client.key}`, ...args], { ETCDCTL_API: '3', ...opts.env }, opts),
+    async restart() {
+      await proc.stop();
+      await startAndWait();
+    },
+  };
+}
+
+/** Runs a client binary with a bounded time; stdout/stderr as text (or latin1 bytes when binary). */
+export function run(cmd: string, args: string[], env: Record<string, string>, opts: RunOptions = {}): Promise<CtlResult> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ETCDCTL_') && k !== 'KUBECONFIG'));
+  const child = spawn(cmd, args, { env: { ...base, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('latin1').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdin.on('error', () => {});
+  child.stdin.end(opts.stdin ?? '');
+  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+  return new Promise((resolve) => {
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ stdout: Buffer.from(stdout, 'latin1').toString('utf8'), stderr, code, raw: Buffer.from(stdout, 'latin1') } as CtlResult & { raw: Buffer });
+    });
+  });
+}
+
+/** SIGKILLs every API server and cluster this file started and removes their dirs. */
+export async function reapApiServers(): Promise<void> {
+  for (const p of live) p.kill('SIGKILL');
+  await Promise.all(live.splice(0).map((p) => p.waitExit()));
+  await reapClusters();
+}
