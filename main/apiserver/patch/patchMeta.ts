@@ -7,7 +7,8 @@
 //     → { kind: 'list', type: 'k8s.io.api.core.v1.Container', patchStrategy: 'merge',
 //         patchMergeKey: 'name', listType: 'map', listMapKeys: ['name'] }
 //
-// Only non-scalar fields are listed. A field missing from the table is
+// Only non-scalar fields are listed; schemaTypes.ts types every other field
+// from H1's Go schema (main/apiserver/schema). A field missing from the table is
 // treated as kube treats a field without tags: objects merge field by field,
 // lists are replaced whole (atomic). H1's OpenAPI reads the same table for
 // x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key / list-type.
@@ -17,6 +18,8 @@
 // omitempty that is `null` there. Field ownership for a create is computed
 // against that zero object, so these decide where kube writes `.` in
 // managedFields (`f:labels: {.: {}, ...}` but `f:spec: {...}`).
+
+import { messageForGvk } from '../schema/index';
 
 export type ListType = 'atomic' | 'set' | 'map';
 
@@ -283,9 +286,44 @@ const KIND_MESSAGES: Record<string, string> = {
   'autoscaling/v1/Scale': 'k8s.io.api.autoscaling.v1.Scale',
 };
 
-/** The message name for an apiVersion + kind, e.g. ('apps/v1', 'Deployment') → 'k8s.io.api.apps.v1.Deployment'. */
+/**
+ * The message name for an apiVersion + kind, e.g. ('apps/v1', 'Deployment')
+ * → 'k8s.io.api.apps.v1.Deployment'; kinds not listed here are looked up in
+ * H1's schema (messageForGvk).
+ */
 export function messageForKind(apiVersion: string, kind: string): string | undefined {
-  return KIND_MESSAGES[`${apiVersion}/${kind}`];
+  const known = KIND_MESSAGES[`${apiVersion}/${kind}`];
+  if (known) return known;
+  const slash = apiVersion.indexOf('/');
+  const gvk = slash < 0 ? { group: '', version: apiVersion, kind } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind };
+  try {
+    return messageForGvk(gvk);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The metadata of the field at a JSON path below a message, walking struct
+ * fields, map values and list elements: fieldMetaAtPath('k8s.io.api.apps.v1.Deployment',
+ * ['spec', 'template', 'spec', 'containers']) → the containers entry. List
+ * indices in the path may be numbers or any string (they only step into the element type).
+ */
+export function fieldMetaAtPath(message: string, path: (string | number)[]): FieldMeta | undefined {
+  let msg: string | undefined = message;
+  let meta: FieldMeta | undefined;
+  let inCollection = false; // the previous step named a list or map: this step picks an element
+  for (const step of path) {
+    if (inCollection) {
+      inCollection = false;
+      continue;
+    }
+    meta = fieldMeta(msg, String(step));
+    if (!meta) return undefined;
+    msg = meta.type;
+    inCollection = meta.kind === 'list' || meta.kind === 'map';
+  }
+  return meta;
 }
 
 /** The metadata of one field of a message; undefined for scalars and unknown fields. */

@@ -2,7 +2,7 @@
 // k8s.io/api v0.32, and the OpenAPI extensions derived from it.
 
 import { describe, expect, it } from 'vitest';
-import { fieldMeta, knownMessages, messageFields, messageForKind, openApiExtensions } from '../../../../main/apiserver/patch/patchMeta';
+import { fieldMeta, fieldMetaAtPath, knownMessages, messageFields, messageForKind, openApiExtensions } from '../../../../main/apiserver/patch/patchMeta';
 
 const CORE = 'k8s.io.api.core.v1.';
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
@@ -61,5 +61,28 @@ describe('patchMeta', () => {
     });
     expect(openApiExtensions(CORE + 'PodSpec', 'nodeSelector')).toEqual({ 'x-kubernetes-map-type': 'atomic' });
     expect(openApiExtensions(CORE + 'Container', 'image')).toEqual({});
+  });
+});
+
+describe('fieldMetaAtPath', () => {
+  const D = 'k8s.io.api.apps.v1.Deployment';
+  const cases: { path: (string | number)[]; want: object | undefined }[] = [
+    { path: ['spec', 'template', 'spec', 'containers'], want: { patchMergeKey: 'name' } },
+    { path: ['spec', 'template', 'spec', 'containers', 0, 'ports'], want: { patchMergeKey: 'containerPort' } },
+    { path: ['spec', 'template', 'spec', 'containers', 'nginx', 'env'], want: { patchMergeKey: 'name' } },
+    { path: ['metadata', 'finalizers'], want: { listType: 'set' } },
+    { path: ['spec', 'replicas'], want: undefined },
+    { path: ['spec', 'nope', 'x'], want: undefined },
+  ];
+  for (const c of cases) {
+    it(c.path.join('.'), () => {
+      const got = fieldMetaAtPath(D, c.path);
+      if (c.want === undefined) expect(got).toBeUndefined();
+      else expect(got).toMatchObject(c.want);
+    });
+  }
+  it('kinds outside the table come from the schema', () => {
+    expect(messageForKind('v1', 'Binding')).toBe('k8s.io.api.core.v1.Binding');
+    expect(messageForKind('v1', 'NoSuchKind')).toBeUndefined();
   });
 });
