@@ -69,14 +69,24 @@ export class BridgeSockets implements EventSink {
 
   attach(ws: WebSocket): void {
     this.sockets.add(ws);
-    ws.on('close', () => this.sockets.delete(ws));
-    ws.on('error', () => this.sockets.delete(ws));
+    // Terminals this socket opened: a closed tab or a reload would otherwise
+    // leave their shells running, and the terminal count is bounded.
+    const terminals = new Set<string>();
+    const gone = () => {
+      if (!this.sockets.delete(ws)) return;
+      for (const id of terminals) void dispatchCall(this.handlers!, { t: 'call', id: 0, name: 'closeTerminal', args: [{ id }] });
+    };
+    ws.on('close', gone);
+    ws.on('error', gone);
     ws.on('message', (data, isBinary) => {
       if (isBinary) return ws.close(1003, 'binary messages are not supported');
       const call = parseWireCall(data.toString());
       if (typeof call === 'string') return ws.close(1007, call);
       if (!this.handlers) return send(ws, { t: 'result', id: call.id, ok: false, error: 'the console services are not ready' });
-      void dispatchCall(this.handlers, call).then((result) => send(ws, result));
+      void dispatchCall(this.handlers, call).then((result) => {
+        if (result.t === 'result' && result.ok) trackTerminals(terminals, call, result.value);
+        send(ws, result);
+      });
     });
   }
 
@@ -94,6 +104,17 @@ export class BridgeSockets implements EventSink {
   closeAll(): void {
     for (const ws of this.sockets) ws.close(1001, 'pilothouse web host shutting down');
     this.sockets.clear();
+  }
+}
+
+/** Follow which terminals a socket holds open (opened by it, not yet closed by it). */
+function trackTerminals(held: Set<string>, call: WireCall, value: unknown): void {
+  if (call.name === 'openTerminal') {
+    const id = (value as { id?: unknown } | null)?.id;
+    if (typeof id === 'string') held.add(id);
+  } else if (call.name === 'closeTerminal') {
+    const id = (call.args[0] as { id?: unknown } | undefined)?.id;
+    if (typeof id === 'string') held.delete(id);
   }
 }
 

@@ -84,9 +84,16 @@ function openSocket(path: string, options: WebSocket.ClientOptions = {}): Promis
   });
 }
 
+/** Send a message and resolve with the next result (events in between are skipped). */
 function rawCall(ws: WebSocket, msg: unknown): Promise<unknown> {
   return new Promise((resolve) => {
-    ws.once('message', (data) => resolve(JSON.parse(data.toString())));
+    const onMessage = (data: WebSocket.RawData) => {
+      const m = JSON.parse(data.toString()) as { t: string };
+      if (m.t !== 'result') return;
+      ws.off('message', onMessage);
+      resolve(m);
+    };
+    ws.on('message', onMessage);
     ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg));
   });
 }
@@ -196,6 +203,17 @@ describe('WebSocket /bridge', () => {
     } finally {
       ws.terminate();
     }
+  });
+
+  it("closes a socket's terminals when it disconnects (a reload must not leak shells)", async () => {
+    const ws = await openSocket(`/bridge?token=${token}`);
+    if (typeof ws === 'number') throw new Error(`refused: ${ws}`);
+    const before = terminals.size;
+    const opened = (await rawCall(ws, { t: 'call', id: 1, name: 'openTerminal', args: [{ cols: 80, rows: 24 }] })) as { value: { id: string } };
+    expect(opened.value.id).toMatch(/^t\d+$/);
+    expect(terminals.size).toBe(before + 1);
+    ws.close();
+    await waitFor('the terminal to close', () => terminals.size === before);
   });
 
   it('accepts the cookie instead of the query', async () => {
