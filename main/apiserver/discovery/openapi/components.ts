@@ -10,7 +10,7 @@
 import type { GroupVersionKind } from '../../api/object';
 import { openApiExtensions } from '../../patch/patchMeta';
 import { jsonFields, kubeSchema, type FieldType } from '../../schema/index';
-import { commonFieldDescriptions, messageDescriptions, typeMetaDescriptions } from './descriptions';
+import { commonFieldDescriptions, fieldDescriptions, messageDescriptions, typeMetaDescriptions } from './descriptions';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -68,7 +68,7 @@ export class Components {
       properties.kind = { type: 'string', description: typeMetaDescriptions.kind };
     }
     for (const [jsonName, { field }] of jsonFields(schema, msg)) {
-      const description = gvk ? commonFieldDescriptions[jsonName] : undefined;
+      const description = fieldDescriptions[`${msg.goName}.${jsonName}`] ?? (gvk ? commonFieldDescriptions[jsonName] : undefined);
       properties[jsonName] = { ...this.fieldSchema(field.type, description), ...openApiExtensions(protoName, jsonName) };
       if (!field.omitEmpty) required.push(jsonName);
     }

@@ -225,15 +225,15 @@ describe('component schemas', () => {
 
   test('types and formats as upstream', () => {
     const spec = s['io.k8s.api.apps.v1.DeploymentSpec'];
-    expect(spec.properties.replicas).toEqual({ type: 'integer', format: 'int32' });
+    expect(spec.properties.replicas).toMatchObject({ type: 'integer', format: 'int32' });
     expect(spec.required).toEqual(['selector', 'template']);
-    expect(s['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].properties.generation).toEqual({ type: 'integer', format: 'int64' });
-    expect(s['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].properties.labels).toEqual({ type: 'object', additionalProperties: { type: 'string' } });
+    expect(s['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].properties.generation).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(s['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].properties.labels).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
     expect(s['io.k8s.apimachinery.pkg.apis.meta.v1.Time']).toMatchObject({ type: 'string', format: 'date-time' });
     expect(s['io.k8s.apimachinery.pkg.util.intstr.IntOrString']).toMatchObject({ type: 'string', format: 'int-or-string' });
     expect(s['io.k8s.apimachinery.pkg.api.resource.Quantity']).toMatchObject({ type: 'string' });
     expect(s['io.k8s.api.core.v1.Container'].required).toEqual(['name']);
-    expect(s['io.k8s.api.core.v1.ResourceRequirements'].properties.limits).toEqual({
+    expect(s['io.k8s.api.core.v1.ResourceRequirements'].properties.limits).toMatchObject({
       type: 'object',
       additionalProperties: { allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' }] },
     });
@@ -276,7 +276,9 @@ describe('kubectl explain, following kubectl\'s template', () => {
   });
 
   test('explain deployment.spec.replicas and deeper', () => {
-    expect(explain(apps, { group: 'apps', version: 'v1', resource: 'deployments' }, ['spec', 'replicas']).type).toBe('integer');
+    const replicas = explain(apps, { group: 'apps', version: 'v1', resource: 'deployments' }, ['spec', 'replicas']);
+    expect(replicas.type).toBe('integer');
+    expect(replicas.description).toContain('Number of desired pods');
     expect(explain(apps, { group: 'apps', version: 'v1', resource: 'deployments' }, ['spec', 'template', 'spec', 'containers']).type).toBe('[]Container');
     expect(explain(apps, { group: 'apps', version: 'v1', resource: 'deployments' }, ['metadata', 'creationTimestamp']).type).toBe('string');
     expect(explain(core, { group: '', version: 'v1', resource: 'nodes' }, ['status', 'capacity']).type).toBe('map[string]string');
