@@ -207,10 +207,15 @@ export class EtcdClient {
     return rangeFromWire(await this.unary('kv', 'Range', rangeToWire(r), true));
   }
 
-  async txn(compare: { key: string; modRevision: bigint }[], success: Op[], failure: Op[]): Promise<TxnResult> {
+  /** Compares are equalities: ModRevision(key) = n, or Version(key) = n. */
+  async txn(compare: ({ key: string; modRevision: bigint } | { key: string; version: bigint })[], success: Op[], failure: Op[]): Promise<TxnResult> {
     const w = await this.unary('kv', 'Txn', {
-      // result EQUAL (0), target MOD (2): ModRevision(key) = n
-      compare: compare.map((c) => ({ result: 0, target: 2, key: Buffer.from(c.key), mod_revision: c.modRevision.toString() })),
+      // result EQUAL (0); target MOD (2) or VERSION (0)
+      compare: compare.map((c) =>
+        'modRevision' in c
+          ? { result: 0, target: 2, key: Buffer.from(c.key), mod_revision: c.modRevision.toString() }
+          : { result: 0, target: 0, key: Buffer.from(c.key), version: c.version.toString() },
+      ),
       success: success.map(opToWire),
       failure: failure.map(opToWire),
     });
@@ -228,8 +233,9 @@ export class EtcdClient {
     return toBig(w.ID);
   }
 
-  async compact(revision: bigint): Promise<void> {
-    await this.unary('kv', 'Compact', { revision: revision.toString(), physical: true });
+  /** Compact history below revision (physical: wait until it is applied). */
+  async compact(revision: bigint, physical = true): Promise<void> {
+    await this.unary('kv', 'Compact', { revision: revision.toString(), physical });
   }
 
   private async unary(service: 'kv' | 'lease', method: string, req: unknown, idempotent = false): Promise<Record<string, unknown>> {
