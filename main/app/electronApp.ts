@@ -10,6 +10,7 @@ import type { BridgeHandlers, EventSink } from '../../preload/contract';
 import { registerBridgeIpc, webContentsEventSink } from './ipcBridge';
 import { guardNavigation, permissionAllowed, withCsp } from './navigationPolicy';
 import { isTrustedSender } from './senderCheck';
+import { leaseTerminals } from './terminalLease';
 import { windowOptions } from './windowOptions';
 
 type ElectronModule = typeof import('electron');
@@ -59,7 +60,8 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
   const events = webContentsEventSink(() => (win && !win.isDestroyed() ? win.webContents : undefined));
   const dataDir = opts.dataDir ?? `${app.getPath('userData')}/cluster`;
   const services = opts.createServices({ dataDir, portBase: opts.portBase, cliPath: opts.cliPath, runtime: 'electron', events });
-  const unregister = registerBridgeIpc(ipcMain, services.handlers, (sender) =>
+  const lease = leaseTerminals(services.handlers);
+  const unregister = registerBridgeIpc(ipcMain, lease.handlers, (sender) =>
     isTrustedSender(sender, { webContentsId: win && !win.isDestroyed() ? win.webContents.id : undefined, indexUrl }),
   );
 
@@ -76,6 +78,8 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
 
   win = new BrowserWindow(windowOptions({ preloadPath: opts.preloadPath }));
   win.once('ready-to-show', () => win?.show());
+  // A (re)load starts a page that holds no terminals: close the previous page's.
+  win.webContents.on('did-start-loading', () => lease.closeAll());
   await win.loadFile(opts.rendererIndex);
   services.start().catch((err: unknown) => {
     dialog.showErrorBox('Pilothouse', `The control plane did not start: ${(err as Error).message}`);
