@@ -1,7 +1,8 @@
 // RFC 6902 JSON patch (Content-Type application/json-patch+json), applied as
 // kube-apiserver applies it with gopkg.in/evanphx/json-patch.v4:
 //  - negative array indices count from the end (SupportNegativeIndices);
-//  - the root path "" is not addressable ("doc is missing path");
+//  - the root path "" works only for `test` and `replace` (a scalar
+//    replacement is ignored, as v4 does); add/remove/move/copy there fail;
 //  - `test` of a missing member against null passes;
 //  - `remove` of a missing member fails.
 //
@@ -106,6 +107,7 @@ function applyOne(doc: JsonValue, op: JsonPatchOp): JsonValue {
       remove(doc, requirePath(op), 'remove');
       return doc;
     case 'replace':
+      if (op.path === '') return replaceRoot(doc, op.value);
       replace(doc, requirePath(op), op.value ?? null);
       return doc;
     case 'move': {
@@ -172,11 +174,12 @@ function findContainer(doc: JsonValue, path: string): { container: JsonObject | 
 
 /** An array index; negative counts from the end. Null when not a valid in-range index. */
 function parseIndex(key: string, length: number, forInsert: boolean): number | null {
-  if (!/^-?\d+$/.test(key)) return null;
+  if (!/^[-+]?\d+$/.test(key)) return null;
   let i = Number(key);
-  if (i < 0) i += length;
-  const max = forInsert ? length : length - 1;
-  return i < 0 || i > max ? null : i;
+  // An insert counts from the end of the list as it will be (length + 1): add at -1 appends.
+  const size = forInsert ? length + 1 : length;
+  if (i < 0) i += size;
+  return i < 0 || i >= size ? null : i;
 }
 
 function add(doc: JsonValue, path: string, value: JsonValue, kind: string): void {
@@ -243,7 +246,18 @@ function replace(doc: JsonValue, path: string, value: JsonValue): void {
   container[key] = value;
 }
 
+function replaceRoot(doc: JsonValue, value: JsonValue | undefined): JsonValue {
+  // v4 wraps a nil error here (errors.Wrapf(nil, ...) is nil), so a scalar
+  // value is silently ignored rather than rejected.
+  if (!isObject(value) && !Array.isArray(value)) return doc;
+  return clone(value);
+}
+
 function test(doc: JsonValue, path: string, op: JsonPatchOp): void {
+  if (path === '') {
+    if (!deepEqual(doc, op.value ?? null)) throw new JsonPatchError('testing value  failed: test failed');
+    return;
+  }
   const found = findContainer(doc, path);
   if (!found) throw new JsonPatchError(`test operation does not apply: is missing path: ${path}: missing value`);
   const { container, key } = found;

@@ -54,6 +54,15 @@ describe('jsonPatch applies operations', () => {
     { name: 'passing test', ops: [{ op: 'test', path: '/spec/replicas', value: 1 }], got: (d) => d.spec.replicas, want: () => 1 },
     { name: 'test of a missing member against null passes', ops: [{ op: 'test', path: '/spec/missing', value: null }], got: (d) => d.spec.missing, want: () => undefined },
     { name: 'test compares objects structurally', ops: [{ op: 'test', path: '/metadata/labels', value: { 'a~b': 'x', app: 'nginx', 'app.kubernetes.io/name': 'web' } }], got: (d) => d.metadata.name, want: () => 'nginx' },
+    { name: 'replace the whole document', ops: [{ op: 'replace', path: '', value: { kind: 'X' } }], got: (d) => d, want: () => ({ kind: 'X' }) },
+    { name: 'replacing the root with a scalar is ignored (v4)', ops: [{ op: 'replace', path: '', value: 1 }], got: (d) => d, want: () => deploy() },
+    {
+      name: 'add at -1 appends (negative insert index counts from the new end)',
+      ops: [{ op: 'add', path: '/spec/template/spec/containers/-1', value: { name: 'last' } }],
+      got: (d) => d.spec.template.spec.containers.map((c: any) => c.name),
+      want: () => ['nginx', 'side', 'last'],
+    },
+    { name: 'test the whole document', ops: [{ op: 'test', path: '', value: deploy() }], got: (d) => d.metadata.name, want: () => 'nginx' },
     { name: 'empty patch changes nothing', ops: [], got: (d) => d, want: () => deploy() },
   ];
   for (const c of cases) {
@@ -88,7 +97,8 @@ describe('jsonPatch errors', () => {
     { name: 'add under a missing parent → 422', body: '[{"op":"add","path":"/spec/a/b","value":1}]', code: 422, status: generic422 },
     { name: 'index out of range → 422', body: '[{"op":"replace","path":"/spec/template/spec/containers/7","value":1}]', code: 422, status: generic422 },
     { name: 'unknown op → 422', body: '[{"op":"frobnicate","path":"/spec"}]', code: 422, status: generic422 },
-    { name: 'root path is not addressable → 422', body: '[{"op":"replace","path":"","value":{}}]', code: 422, status: generic422 },
+    { name: 'add at the root → 422', body: '[{"op":"add","path":"","value":{}}]', code: 422, status: generic422 },
+    { name: 'test of the whole document that fails → 422', body: '[{"op":"test","path":"","value":{}}]', code: 422, status: generic422 },
     { name: 'object body → 400', body: '{"op":"add"}', code: 400, message: 'json: cannot unmarshal object into Go value of type jsonpatch.Patch' },
     { name: 'string element → 400', body: '["x"]', code: 400, message: 'json: cannot unmarshal string into Go value of type jsonpatch.Operation' },
     { name: 'not JSON → 400', body: 'op: add', code: 400, message: "invalid character 'o' looking for beginning of value" },
