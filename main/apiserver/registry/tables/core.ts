@@ -158,17 +158,17 @@ export const endpointsTable: TableConvertor = {
 const count = (v: unknown) => (isRec(v) ? Object.keys(v).length : 0);
 
 export const configMapTable: TableConvertor = {
-  columns: [nameColumn, col('Data', 'integer', 'Data contains the configuration data.'), ageColumn],
+  columns: [nameColumn, col('Data', 'string', 'Data contains the configuration data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.'), ageColumn],
   cells: (cm, now) => [cm.metadata.name, count(cm.data) + count(cm.binaryData), age(cm, now)],
 };
 
 export const secretTable: TableConvertor = {
-  columns: [nameColumn, col('Type', 'string', 'Used to facilitate programmatic handling of secret data.'), col('Data', 'integer', 'Data contains the secret data.'), ageColumn],
+  columns: [nameColumn, col('Type', 'string', 'Used to facilitate programmatic handling of secret data.'), col('Data', 'string', 'Data contains the secret data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4'), ageColumn],
   cells: (s, now) => [s.metadata.name, typeof s.type === 'string' ? s.type : '', count(s.data), age(s, now)],
 };
 
 export const serviceAccountTable: TableConvertor = {
-  columns: [nameColumn, col('Secrets', 'integer', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.'), ageColumn],
+  columns: [nameColumn, col('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.'), ageColumn],
   cells: (sa, now) => [sa.metadata.name, Array.isArray(sa.secrets) ? sa.secrets.length : 0, age(sa, now)],
 };
 

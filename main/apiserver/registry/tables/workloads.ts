@@ -3,7 +3,7 @@
 // selector string.
 
 import type { KObject } from '../../api/object';
-import { labelSelectorAsSelector } from '../../api/labelSelector';
+import { formatLabelSelector, labelSelectorAsSelector } from '../../api/labelSelector';
 import type { TableConvertor } from '../resourceDef';
 import { type Rec, arr, isRec, num, recOpt, str } from '../common/obj';
 import { ageColumn, col, nameColumn } from './columns';
@@ -33,8 +33,8 @@ export const deploymentTable: TableConvertor = {
   columns: [
     nameColumn,
     col('Ready', 'string', 'Number of the pod with ready state'),
-    col('Up-to-date', 'integer', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
-    col('Available', 'integer', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
+    col('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
+    col('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
     ageColumn,
     ...wideColumns,
   ],
@@ -78,7 +78,7 @@ export const replicaSetTable: TableConvertor = {
       translateTimestampSince(obj.metadata.creationTimestamp, now),
       containers,
       images,
-      selectorString(obj),
+      formatLabelSelector(recOpt(obj.spec as Rec, 'selector') as never),
     ];
   },
 };

@@ -45,13 +45,13 @@ describe('column definitions', () => {
   const cols = (group: string, resource: string) => findResource(group, 'v1', resource)!.table.columns.map((c) => `${c.name}:${c.type}:${c.priority}`);
   it.each([
     ['', 'pods', ['Name:string:0', 'Ready:string:0', 'Status:string:0', 'Restarts:string:0', 'Age:string:0', 'IP:string:1', 'Node:string:1', 'Nominated Node:string:1', 'Readiness Gates:string:1']],
-    ['apps', 'deployments', ['Name:string:0', 'Ready:string:0', 'Up-to-date:integer:0', 'Available:integer:0', 'Age:string:0', 'Containers:string:1', 'Images:string:1', 'Selector:string:1']],
+    ['apps', 'deployments', ['Name:string:0', 'Ready:string:0', 'Up-to-date:string:0', 'Available:string:0', 'Age:string:0', 'Containers:string:1', 'Images:string:1', 'Selector:string:1']],
     ['apps', 'replicasets', ['Name:string:0', 'Desired:integer:0', 'Current:integer:0', 'Ready:integer:0', 'Age:string:0', 'Containers:string:1', 'Images:string:1', 'Selector:string:1']],
     ['', 'services', ['Name:string:0', 'Type:string:0', 'Cluster-IP:string:0', 'External-IP:string:0', 'Port(s):string:0', 'Age:string:0', 'Selector:string:1']],
     ['', 'namespaces', ['Name:string:0', 'Status:string:0', 'Age:string:0']],
-    ['', 'configmaps', ['Name:string:0', 'Data:integer:0', 'Age:string:0']],
-    ['', 'secrets', ['Name:string:0', 'Type:string:0', 'Data:integer:0', 'Age:string:0']],
-    ['', 'serviceaccounts', ['Name:string:0', 'Secrets:integer:0', 'Age:string:0']],
+    ['', 'configmaps', ['Name:string:0', 'Data:string:0', 'Age:string:0']],
+    ['', 'secrets', ['Name:string:0', 'Type:string:0', 'Data:string:0', 'Age:string:0']],
+    ['', 'serviceaccounts', ['Name:string:0', 'Secrets:string:0', 'Age:string:0']],
     ['coordination.k8s.io', 'leases', ['Name:string:0', 'Holder:string:0', 'Age:string:0']],
   ])('%s/%s', (g, r, want) => expect(cols(g, r)).toEqual(want));
 
