@@ -68,6 +68,11 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     }
     if (verdict.url.pathname === BRIDGE_PATH) return plain(res, 426, 'the bridge is a WebSocket', { Upgrade: 'websocket' });
     const file = await staticFile(opts.rendererDir, verdict.url.pathname);
+    // Browsers ask for a favicon on their own; without one, answer "nothing" rather than an error in the console.
+    if (!file && verdict.url.pathname === '/favicon.ico') {
+      res.writeHead(204, { ...securityHeaders(), 'Cache-Control': 'no-store' });
+      return void res.end();
+    }
     if (!file) return plain(res, 404, 'not found');
     res.writeHead(200, {
       ...securityHeaders(),

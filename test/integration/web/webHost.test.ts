@@ -139,6 +139,8 @@ describe('HTTP', () => {
     expect(asset.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect((await get('/members', { cookie: cookie.split(';')[0] })).body).toContain('<title>Pilothouse</title>');
     expect((await get('/assets/missing.js', { cookie: cookie.split(';')[0] })).status).toBe(404);
+    expect((await get('/favicon.ico', { cookie: cookie.split(';')[0] })).status).toBe(204);
+    expect((await get('/favicon.ico')).status).toBe(401);
   });
 
   const forbidden: { name: string; headers: Record<string, string> }[] = [
