@@ -6,9 +6,9 @@
 // Ignore drops them) → the object.
 
 import type { KObject } from '../api/object';
-import { badRequest } from '../api/status';
-import { unknownFieldErrors } from './fieldValidation';
+import { checkFields } from './fieldValidation';
 import type { RequestContext } from '../server/context';
+import { PROTOBUF_MEDIA_TYPE } from '../storage/codec';
 import { bodyFormat, BodyParseError, parseBody, readBody, undecodable } from './requestBody';
 import { checkBodyType } from './objectMeta';
 import type { ResourceScope } from './scope';
@@ -32,17 +32,14 @@ export async function decodeObject(ctx: RequestContext, scope: ResourceScope, fi
     if (err instanceof BodyParseError) throw undecodable(want.kind, err, data);
     throw err;
   }
-  const obj = checkBodyType(scope, value, { apiVersion, kind: want.kind });
-  applyFieldValidation(ctx, want, obj, fieldValidation);
-  return obj;
+  if (format !== PROTOBUF_MEDIA_TYPE && fieldValidation !== 'Ignore') {
+    checkFields(ctx, want, value, fieldValidation, format === 'application/json' ? data.toString('utf8') : undefined);
+  }
+  return checkBodyType(scope, value, { apiVersion, kind: want.kind });
 }
 
+/** Field validation of an object built by the server (a patched object): no raw text, so no duplicate-key check. */
 export function applyFieldValidation(ctx: RequestContext, want: ExpectedType, obj: KObject, mode: FieldValidation): void {
   if (mode === 'Ignore') return;
-  const problems = unknownFieldErrors(want, obj);
-  if (problems.length === 0) return;
-  if (mode === 'Strict') {
-    throw badRequest(`${want.kind} in version "${want.version}" cannot be handled as a ${want.kind}: strict decoding error: ${problems.join(', ')}`);
-  }
-  ctx.warnings.push(...problems);
+  checkFields(ctx, want, obj, mode);
 }
