@@ -36,8 +36,22 @@ function servedGroupVersions(resources: ResourceDef[]): { group: string; version
   return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, gv]) => gv);
 }
 
-/** The document for one group-version, or undefined when nothing is served there. */
+// Documents are pure functions of the resource list, which is fixed for a
+// running server: remember them per list (and hand out the same, read-only, objects).
+const documentCache = new WeakMap<ResourceDef[], Map<string, JsonObject | undefined>>();
+const indexCache = new WeakMap<ResourceDef[], { paths: Record<string, { serverRelativeURL: string }> }>();
+
+/** The document for one group-version, or undefined when nothing is served there. Treat it as read-only. */
 export function openApiDocument(resources: ResourceDef[], groupVersion: string): JsonObject | undefined {
+  let docs = documentCache.get(resources);
+  if (!docs) documentCache.set(resources, (docs = new Map()));
+  const gv = parseGroupVersion(groupVersion);
+  const key = gv ? groupVersionPath(gv.group, gv.version) : groupVersion;
+  if (!docs.has(key)) docs.set(key, buildDocument(resources, groupVersion));
+  return docs.get(key);
+}
+
+function buildDocument(resources: ResourceDef[], groupVersion: string): JsonObject | undefined {
   const gv = parseGroupVersion(groupVersion);
   if (!gv) return undefined;
   const defs = resources.filter((r) => r.group === gv.group && r.version === gv.version).sort((a, b) => (a.resource < b.resource ? -1 : 1));
@@ -65,44 +79,29 @@ export function openApiHash(doc: JsonObject): string {
 
 /** The /openapi/v3 index: one entry per served group-version. */
 export function openApiIndex(resources: ResourceDef[]): { paths: Record<string, { serverRelativeURL: string }> } {
+  const cached = indexCache.get(resources);
+  if (cached) return cached;
   const paths: Record<string, { serverRelativeURL: string }> = {};
   for (const gv of servedGroupVersions(resources)) {
     const path = groupVersionPath(gv.group, gv.version);
     const doc = openApiDocument(resources, path);
     if (doc) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${openApiHash(doc)}` };
   }
-  return { paths };
+  const index = { paths };
+  indexCache.set(resources, index);
+  return index;
 }
 
 /**
- * What the discovery handler serves: the index and the documents, computed
- * once per resource list (the list is fixed for a running server).
+ * What the discovery handler serves: the index and the documents of the
+ * current resource list (computed once per list, see the caches above).
  */
 export function openApiSource(resources: () => ResourceDef[]): {
   index(): Record<string, unknown>;
   document(groupVersionPath: string): Record<string, unknown> | undefined;
 } {
-  let forList: ResourceDef[] | undefined;
-  let index: Record<string, unknown> | undefined;
-  const docs = new Map<string, JsonObject | undefined>();
-  const current = (): ResourceDef[] => {
-    const list = resources();
-    if (list !== forList) {
-      forList = list;
-      index = undefined;
-      docs.clear();
-    }
-    return list;
-  };
   return {
-    index() {
-      const list = current();
-      return (index ??= openApiIndex(list));
-    },
-    document(path: string) {
-      const list = current();
-      if (!docs.has(path)) docs.set(path, openApiDocument(list, path));
-      return docs.get(path);
-    },
+    index: () => openApiIndex(resources()),
+    document: (path: string) => openApiDocument(resources(), path),
   };
 }
