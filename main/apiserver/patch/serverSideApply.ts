@@ -26,8 +26,9 @@
 //    [{reason: "FieldManagerConflict", message: "conflict with ...", field: ".spec.replicas"}].
 // Also as kube: when manager is "kubectl" and the object carries
 // kubectl.kubernetes.io/last-applied-configuration, that annotation is
-// rewritten to the applied config. Not done: relaxing conflicts against a
-// client-side-apply manager whose last-applied matches (lastAppliedManager).
+// rewritten to the applied config, and conflicts on fields whose live values
+// still match that annotation are forced (the client-side → server-side
+// apply upgrade, lastAppliedManager).
 
 import { parse as parseYaml } from 'yaml';
 import type { KObject, ManagedFieldsEntry } from '../api/object';
@@ -114,7 +115,14 @@ export function apply(o: ApplyOptions): ApplyResult {
     const clash = s.set.intersection(changedFields);
     if (!clash.isEmpty()) conflicts.push({ id: otherId, paths: clash.paths() });
   }
-  if (conflicts.length > 0 && !o.force) throw applyConflict(conflicts, managed);
+  if (conflicts.length > 0 && !o.force) {
+    // lastAppliedManager: kubectl moving an object from client-side to
+    // server-side apply may take over fields whose live values still match
+    // the last-applied annotation.
+    const allowed = o.manager === 'kubectl' ? allowedFromLastApplied(o.live, t) : undefined;
+    const remaining = conflicts.map((c) => ({ id: c.id, paths: c.paths.filter((p) => !allowed?.has(p)) })).filter((c) => c.paths.length > 0);
+    if (remaining.length > 0) throw applyConflict(allowed ? remaining : conflicts, managed);
+  }
   for (const [otherId, s] of managed) {
     if (otherId === id) continue;
     s.set = s.set.difference(changedFields).difference(removed);
@@ -153,6 +161,24 @@ function prune(merged: JsonObject, managed: Managed, lastSet: FieldSet, t: Retur
   const present = fieldsOf(merged, t).withFieldAncestors();
   const drop = FieldSet.fromPaths(last.paths().filter((p) => !owned.has(p) && present.has(p)));
   return removeItems(merged, drop, t) as JsonObject;
+}
+
+/**
+ * The fields of kubectl's last-applied annotation whose values the live
+ * object still has; undefined when there is no usable annotation.
+ */
+function allowedFromLastApplied(live: KObject | undefined, t: ReturnType<typeof rootType>): FieldSet | undefined {
+  const text = live?.metadata?.annotations?.[LAST_APPLIED_ANNOTATION];
+  if (!text) return undefined;
+  let last: unknown;
+  try {
+    last = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(last)) return undefined;
+  const c = compareValues(last, normalizeTyped(withoutManagedFields(live), t), t);
+  return fieldsOf(last, t).difference(c.modified).difference(c.added).difference(c.removed);
 }
 
 /** NewApplyConflict with kube's message for one or many conflicts. */

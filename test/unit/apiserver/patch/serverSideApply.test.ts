@@ -112,6 +112,23 @@ describe('apply: conflicts', () => {
     expect(r.managedFields![0].time).toBe('2026-11-30T11:00:00Z');
   });
 
+  it('kubectl upgrading from client-side apply takes over fields the last-applied annotation still matches', () => {
+    const live = csaDeployment();
+    live.metadata.annotations = { [LAST_APPLIED_ANNOTATION]: JSON.stringify(manifest()) + '\n' };
+    const r = ssa(live, manifest({ replicas: 3 }));
+    expect(r.object.spec).toMatchObject({ replicas: 3 });
+    expect(r.managedFields!.find((e) => e.manager === 'kubectl-client-side-apply')!.fieldsV1).not.toHaveProperty(['f:spec', 'f:replicas']);
+    // other tools get no such pass
+    expect(conflictOf(() => ssa(live, manifest({ replicas: 3 }), 'helm')).status.code).toBe(409);
+  });
+
+  it('the upgrade pass does not cover fields changed since the last client-side apply', () => {
+    const live = csaDeployment();
+    live.metadata.annotations = { [LAST_APPLIED_ANNOTATION]: JSON.stringify(manifest({ replicas: 2 })) + '\n' };
+    const err = conflictOf(() => ssa(live, manifest({ replicas: 3 })));
+    expect(err.status.message).toBe('Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas');
+  });
+
   it('a different applier conflicts with the first applier too', () => {
     const first = ssa(undefined, manifest()).object;
     const err = conflictOf(() => ssa(first, manifest({ replicas: 5 }), 'other-tool'));
