@@ -42,6 +42,8 @@ export interface RangeAllocatorApi {
   allocate(value: string | number): Promise<void>;
   /** Reserve any free value; throws ErrFull when none is left. */
   allocateNext(): Promise<string | number>;
+  /** What allocateNext would return now, reserving nothing (dry run). */
+  previewNext?(): Promise<string | number>;
   release(value: string | number): Promise<void>;
   has(value: string | number): Promise<boolean>;
 }

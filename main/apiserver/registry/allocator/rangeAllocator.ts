@@ -88,6 +88,20 @@ export class RangeAllocator<T extends string | number> implements RangeAllocator
     });
   }
 
+  /** The value allocateNext would hand out now, without reserving it (dry-run creates show an IP too). */
+  async previewNext(): Promise<T> {
+    let bm: Bitmap;
+    try {
+      bm = decodeRangeAllocation(await this.storage.get(this.key), this.range.size).bitmap;
+    } catch (e) {
+      if (!(e instanceof StorageError && e.code === 'KeyNotFound')) throw e;
+      bm = new Bitmap(this.range.size);
+    }
+    const off = bm.nextFree(this.range.offset, this.rand);
+    if (off === undefined) throw new AllocationError('Full', 'range is full');
+    return this.range.valueAt(off);
+  }
+
   /** Releasing a value outside the range or not allocated is a no-op, as in kube. */
   async release(value: string | number): Promise<void> {
     const off = this.range.offsetOf(value as T);

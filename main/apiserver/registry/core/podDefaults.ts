@@ -92,6 +92,9 @@ export function defaultPodSpec(spec: Rec): void {
   if (spec.terminationGracePeriodSeconds === undefined || spec.terminationGracePeriodSeconds === null) spec.terminationGracePeriodSeconds = 30;
   if (!isRec(spec.securityContext)) spec.securityContext = {};
   setDefault(spec, 'schedulerName', 'default-scheduler');
+  // The v1 conversion keeps the deprecated serviceAccount in step with serviceAccountName.
+  if (!str(spec, 'serviceAccountName') && str(spec, 'serviceAccount')) spec.serviceAccountName = spec.serviceAccount;
+  if (str(spec, 'serviceAccountName')) spec.serviceAccount = spec.serviceAccountName;
   const hostNetwork = spec.hostNetwork === true;
   for (const c of arr(spec, 'initContainers')) defaultContainer(c, hostNetwork);
   for (const c of arr(spec, 'containers')) defaultContainer(c, hostNetwork);

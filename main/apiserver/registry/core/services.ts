@@ -95,7 +95,15 @@ async function allocClusterIP(svc: KObject, spec: Rec, a: ServiceAllocators, txn
     spec.clusterIPs = [requested];
     return;
   }
-  if (dryRun) return;
+  if (dryRun) {
+    // kube's dry-run allocator still answers with a free address.
+    const preview = await a.clusterIPs.previewNext?.().catch(() => undefined);
+    if (preview !== undefined) {
+      spec.clusterIP = String(preview);
+      spec.clusterIPs = [String(preview)];
+    }
+    return;
+  }
   let ip: string;
   try {
     ip = String(await a.clusterIPs.allocateNext());
@@ -138,7 +146,12 @@ async function allocNodePorts(svc: KObject, spec: Rec, a: ServiceAllocators, txn
     taken.set(np, i);
   }
   for (const p of ports) {
-    if ((num(p, 'nodePort') ?? 0) !== 0 || dryRun) continue;
+    if ((num(p, 'nodePort') ?? 0) !== 0) continue;
+    if (dryRun) {
+      const preview = await a.nodePorts.previewNext?.().catch(() => undefined);
+      if (preview !== undefined) p.nodePort = Number(preview);
+      continue;
+    }
     let np: number;
     try {
       np = Number(await a.nodePorts.allocateNext());

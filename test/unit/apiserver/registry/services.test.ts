@@ -96,8 +96,9 @@ describe('service IP allocation through the strategy', () => {
   it('dry run allocates nothing', async () => {
     const ctx = testContext({ dryRun: true });
     const real = testContext();
-    const s = await create({ ...real, dryRun: true }, { ports: [{ port: 80 }] });
-    expect((s.spec as Record<string, unknown>).clusterIP).toBeUndefined();
+    const s = await create({ ...real, dryRun: true }, { type: 'NodePort', ports: [{ port: 80 }] });
+    expect((s.spec as Record<string, unknown>).clusterIP).toMatch(/^10\./);
+    expect((s.spec as { ports: { nodePort: number }[] }).ports[0].nodePort).toBeGreaterThanOrEqual(30000);
     expect(ctx.dryRun).toBe(true);
     expect(real.storage.writes).toBe(0);
   });
