@@ -117,7 +117,8 @@ export class EtcdStore implements Storage {
         throw badRequest(`invalid continue token: ${(e as Error).message}`);
       }
       start = c.fromKey;
-      withRev = c.rv;
+      // rv -1 (kube's token after a compacted continue) continues at the newest revision.
+      withRev = c.rv > 0n ? c.rv : 0n;
     } else if (opts.resourceVersionMatch === 'Exact' || (opts.resourceVersionMatch === undefined && paging && fromRV > 0n)) {
       withRev = fromRV;
     }

@@ -26,6 +26,10 @@ describe('continue tokens (kube pkg/storage/continue.go)', () => {
     });
   }
 
+  it('accepts rv -1, the token kube hands out to continue at the newest revision after compaction', () => {
+    expect(decodeContinue(b64({ v: 'meta.k8s.io/v1', rv: -1, start: 'default/b\u0000' }), '/registry/pods/')).toEqual({ fromKey: '/registry/pods/default/b\u0000', rv: -1n });
+  });
+
   it('refuses to encode a key outside the prefix', () => {
     expect(() => encodeContinue('/registry/secrets/a', '/registry/pods/', 1n)).toThrow('the key and key prefix do not match');
   });
