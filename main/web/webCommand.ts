@@ -50,8 +50,13 @@ function firstSignal(): Promise<string> {
     const on = (sig: NodeJS.Signals) => {
       process.off('SIGINT', on);
       process.off('SIGTERM', on);
-      // A second Ctrl-C while shutting down means "now".
-      process.once('SIGINT', () => process.exit(130));
+      // A second Ctrl-C while shutting down means "now" — but not one that
+      // arrives with the first: under `npm start` the terminal signals both
+      // the launcher and us, and the launcher forwards its copy as well.
+      const first = Date.now();
+      process.on('SIGINT', () => {
+        if (Date.now() - first > 2000) process.exit(130);
+      });
       resolve(sig);
     };
     process.on('SIGINT', on);
@@ -93,12 +98,14 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
   out(`pilothouse web: (the URL is also in ${urlFile}; the token in it is the only key)`);
   if (opts.open && openBrowser(host.url)) out('pilothouse web: opening it in your browser');
 
+  let stopping = false;
   const started = services.start().then(
-    () => out(`pilothouse web: control plane running under ${dataDir}`),
+    () => stopping || out(`pilothouse web: control plane running under ${dataDir}`),
     (err: unknown) => out(`pilothouse web: the control plane did not start: ${(err as Error).message}`),
   );
 
   const sig = await stop;
+  stopping = true;
   out(`pilothouse web: ${sig}: shutting down`);
   await host.close();
   await services.dispose();
