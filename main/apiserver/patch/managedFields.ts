@@ -29,8 +29,8 @@
 //  - apiVersion, kind, metadata.name/namespace/uid/... are never tracked;
 //  - empty entries are dropped; entries are sorted Apply before Update,
 //    then by time, manager, apiVersion, subresource.
-// Not done: the 10-entry cap that folds old Update entries into
-// "ancient-changes", and version conversion between entries.
+//  - past 10 Update entries the oldest fold into "ancient-changes".
+// Not done: version conversion between entries of different apiVersions.
 
 import type { KObject, ManagedFieldsEntry } from '../api/object';
 import { fieldElement, FieldSet, type FieldPath } from './fieldSet';
@@ -188,7 +188,48 @@ export function updateManagedFields(o: UpdateManagedFieldsOptions): ManagedField
       set: prev ? prev.set.union(mine) : mine,
     });
   }
+  capUpdateManagers(managed);
   return encodeManagedFields(managed);
+}
+
+/** kube keeps at most this many Update entries (DefaultMaxUpdateManagers). */
+export const MAX_UPDATE_MANAGERS = 10;
+
+/**
+ * capManagersManager: past the cap, the oldest Update entries fold into one
+ * "ancient-changes" entry per apiVersion (the first such entry of a version
+ * becomes the bucket once a second one joins it).
+ */
+function capUpdateManagers(managed: Managed): void {
+  const updaters = [...managed.entries()].filter(([, s]) => s.operation === 'Update').map(([id]) => id);
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return;
+  const seconds = (id: string) => {
+    const t = managed.get(id)?.time;
+    return t ? Math.floor(Date.parse(t) / 1000) : 0;
+  };
+  updaters.sort((a, b) => seconds(a) - seconds(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (let i = 0; i < updaters.length && length > MAX_UPDATE_MANAGERS; i++) {
+    const id = updaters[i];
+    const s = managed.get(id)!;
+    const bucketId = managerIdentifier({ manager: 'ancient-changes', operation: 'Update', apiVersion: s.apiVersion });
+    const first = firstOfVersion.get(s.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(s.apiVersion, id);
+      continue;
+    }
+    if (!managed.has(bucketId)) {
+      const f = managed.get(first)!;
+      managed.delete(first);
+      managed.set(bucketId, { ...f, manager: 'ancient-changes', operation: 'Update', subresource: undefined });
+    }
+    const bucket = managed.get(bucketId)!;
+    bucket.set = s.set.union(bucket.set);
+    bucket.time = s.time;
+    managed.delete(id);
+    length--;
+  }
 }
 
 function tryDecode(entries: ManagedFieldsEntry[] | undefined): Managed | undefined {

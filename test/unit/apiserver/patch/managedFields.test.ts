@@ -85,6 +85,31 @@ describe('updateManagedFields', () => {
   });
 });
 
+describe('the Update-entry cap', () => {
+  it('the oldest Update entries fold into ancient-changes past ten', () => {
+    let obj: any = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: {} };
+    for (let i = 0; i < 12; i++) {
+      const next = structuredClone(obj);
+      next.data[`k${i}`] = String(i);
+      next.metadata.managedFields = updateManagedFields({
+        live: obj,
+        updated: next,
+        manager: `m${String(i).padStart(2, '0')}`,
+        apiVersion: 'v1',
+        now: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+        message: 'k8s.io.api.core.v1.ConfigMap',
+      });
+      obj = next;
+    }
+    const mf = obj.metadata.managedFields;
+    expect(mf).toHaveLength(10);
+    // m00 became the bucket when m01 joined it, then m02 too; the bucket takes the newest merged time.
+    expect(mf[0]).toMatchObject({ manager: 'ancient-changes', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T00:00:02Z' });
+    expect(Object.keys(mf[0].fieldsV1['f:data'])).toEqual(['f:k0', 'f:k1', 'f:k2']);
+    expect(mf.slice(1).map((e: any) => e.manager)).toEqual(['m03', 'm04', 'm05', 'm06', 'm07', 'm08', 'm09', 'm10', 'm11']);
+  });
+});
+
 describe('managedFields encoding', () => {
   it('sorts Apply before Update, then by time and manager', () => {
     const entries = [
