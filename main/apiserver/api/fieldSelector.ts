@@ -62,25 +62,25 @@ function splitTerm(term: string): [string, FieldOp, string] | undefined {
   return undefined;
 }
 
-/** fields.UnescapeValue. */
+/** fields.UnescapeValue, with its errors (an unescaped rune prints as its code point, as Go's %v of a rune). */
 function unescapeValue(s: string): string {
-  if (!s.includes('\\')) return s;
+  if (!s.includes('\\') && !s.includes(',') && !s.includes('=')) return s;
   let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c !== '\\') {
-      if (c === ',' || c === '=') throw new FieldSelectorError(`invalid field selector: unescaped character in value: ${JSON.stringify(s)}`);
-      out += c;
-      continue;
+  let inEscape = false;
+  for (const c of s) {
+    if (inEscape) {
+      if (c === '\\' || c === ',' || c === '=') {
+        out += c;
+        inEscape = false;
+        continue;
+      }
+      throw new FieldSelectorError(`invalid field selector: invalid escape sequence: \\${c}`);
     }
-    const n = s[i + 1];
-    if (n === '\\' || n === ',' || n === '=') {
-      out += n;
-      i++;
-    } else {
-      throw new FieldSelectorError(`invalid field selector: invalid escape sequence: ${JSON.stringify(s)}`);
-    }
+    if (c === '\\') inEscape = true;
+    else if (c === ',' || c === '=') throw new FieldSelectorError(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+    else out += c;
   }
+  if (inEscape) throw new FieldSelectorError('invalid field selector: invalid escape sequence: \\');
   return out;
 }
 

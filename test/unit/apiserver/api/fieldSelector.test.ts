@@ -20,6 +20,12 @@ describe('field selectors', () => {
     expect(s.requiresExactMatch('metadata.name')).toBe('a,b=c');
   });
 
+  it.each([
+    ['metadata.name=a=b', 'invalid field selector: unescaped character in value: 61'],
+    ['metadata.name=a\\x', 'invalid field selector: invalid escape sequence: \\x'],
+    ['metadata.name=a\\', 'invalid field selector: invalid escape sequence: \\'],
+  ])('escape errors: %s', (sel, msg) => expect(() => parseFieldSelector(sel)).toThrow(msg));
+
   it('rejects terms without an operator', () => {
     expect(() => parseFieldSelector('metadata.name')).toThrow("invalid selector: 'metadata.name'; can't understand 'metadata.name'");
   });
