@@ -7,6 +7,7 @@
 // Ports: API server tests use 28100–28399 (see PORTS_APISERVER).
 
 import { spawn } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/common/cli/apiserverLayout';
@@ -106,4 +107,44 @@ export async function reapApiServers(): Promise<void> {
   for (const p of live) p.kill('SIGKILL');
   await Promise.all(live.splice(0).map((p) => p.waitExit()));
   await reapClusters();
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json(): Record<string, unknown>;
+}
+
+/** One HTTPS request to the API server with the admin client certificate (or none: `anonymous`). */
+export function apiRequest(
+  layout: ApiServerLayout,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+  anonymous = false,
+): Promise<ApiResponse> {
+  const pki = layout.pki;
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      `${layout.url}${path}`,
+      {
+        method,
+        ca: readFileSync(pki.ca.cert),
+        ...(anonymous ? {} : { cert: readFileSync(pki.admin.cert), key: readFileSync(pki.admin.key) }),
+        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+        timeout: 15_000,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) as Record<string, unknown> }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
