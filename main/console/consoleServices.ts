@@ -60,6 +60,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
   const logs = new LogStore(events);
   let lastOverview = '';
   let starting = true;
+  let apiReady: boolean | undefined; // undefined: no API server (yet)
   let busy: string | undefined; // one cluster-wide operation at a time (failover experiment, restore)
 
   const supervisor = new Supervisor({
@@ -99,6 +100,11 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     for (const [name, st] of round.statuses) if (st.header) nameById.set(st.header.member_id, name);
     timeline.observe(leaderSample(round.at, round.statuses.values(), (id) => nameById.get(id)));
     publishOverview();
+    void supervisor.apiserverReady().then((ready) => {
+      if (ready === apiReady) return;
+      apiReady = ready;
+      publishOverview();
+    });
   }
 
   function currentMembers(): MemberStatus[] {
@@ -113,7 +119,14 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
 
   function overview(): ClusterOverview {
     const clusterId = health.latest()?.clusterId;
-    return buildOverview({ mode: 'embedded', components: supervisor.components(), members: currentMembers(), starting, ...(clusterId ? { clusterId } : {}) });
+    return buildOverview({
+      mode: 'embedded',
+      components: supervisor.components(),
+      members: currentMembers(),
+      starting,
+      ...(clusterId ? { clusterId } : {}),
+      ...(supervisor.apiserver ? { apiserverReady: apiReady ?? false } : {}),
+    });
   }
 
   function publishOverview(): void {
@@ -147,8 +160,8 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
   function terminalService(): TerminalService {
     if (terminals) return terminals;
     const env: Record<string, string> = existsSync(supervisor.envFile) ? parseEnvFile(readFileSync(supervisor.envFile, 'utf8')) : {};
-    const kubeconfig = join(dataDir, 'kubeconfig');
-    if (existsSync(kubeconfig)) env.KUBECONFIG = kubeconfig;
+    const kubeconfig = supervisor.apiLayout?.kubeconfig;
+    if (kubeconfig && existsSync(kubeconfig)) env.KUBECONFIG = kubeconfig;
     env.PATH = [writeCliShim(), process.env.PATH ?? '/usr/bin:/bin'].join(delimiter);
     return (terminals = new TerminalService({ env, cwd: dataDir, events }));
   }
@@ -174,7 +187,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     members: async () => (await health.probeOnce()).members,
     memberAction: (req) => memberAction(actionDeps, req.member, req.action),
     componentAction: async (req) => {
-      if (!supervisor.members.has(req.component)) return { ok: false, message: `no component ${req.component}`, command: '' };
+      if (!supervisor.has(req.component)) return { ok: false, message: `no component ${req.component}`, command: '' };
       return memberAction(actionDeps, req.component, req.action);
     },
     leaderTimeline: () => timeline.list(),
@@ -196,7 +209,8 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       if (busy) return { started: false };
       void exclusive('a restore', async () => {
         await restoreCluster(
-          { layout: supervisor.layout, client: (n) => supervisor.client(n), stopMembers: () => supervisor.stopMembers(), startMembers: () => supervisor.startMembers(), events },
+          // the API server goes down with the members: its watch cache holds the old cluster's revisions
+          { layout: supervisor.layout, client: (n) => supervisor.client(n), stopMembers: () => supervisor.stopAll(), startMembers: () => supervisor.startAll(), events },
           path,
         );
         await startWatchFeed(); // the restored cluster's revisions start over from the snapshot's
@@ -215,7 +229,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     layout: supervisor.layout,
     client: (n: string) => supervisor.client(n),
     process: (n: string) => supervisor.process(n),
-    commandLine: (n: string) => ({ program: supervisor.clusterOpts.program, args: supervisor.memberArgs(n) }),
+    commandLine: (n: string) => supervisor.commandLine(n),
   };
 
   let disposed = false;
@@ -230,6 +244,12 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       if (disposed) return;
       logs.note('console', ok ? `control plane healthy; cold start ${supervisor.coldStartMs} ms` : 'control plane did not become healthy; see the startup steps and member logs');
       health.start();
+      const api = supervisor.apiLayout;
+      if (ok && api) {
+        apiReady = true;
+        traceFeed = new TraceFeed({ url: api.url, tls: { caFile: api.pki.ca.cert, certFile: api.pki.admin.cert, keyFile: api.pki.admin.key }, events });
+        traceFeed.start();
+      }
       if (ok) await startWatchFeed();
       publishOverview();
     },

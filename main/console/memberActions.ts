@@ -19,7 +19,7 @@ export interface ActionDeps {
   layout: MemberLayout[];
   client(name: string): MemberClient;
   process(name: string): SupervisedProcess;
-  /** The program and flags a member runs with (for the `start` command line). */
+  /** The program and flags a member (or the API server) runs with (for the `start` command line). */
   commandLine(name: string): { program: Program; args: string[] };
 }
 
@@ -28,7 +28,7 @@ export function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** `pilothouse etcd --name m1 ...` as a user would type it (the CLI's own path when not installed as `pilothouse`). */
+/** `pilothouse etcd --name m1 ...` (or `... apiserver ...`) as a user would type it (the CLI's own path when not installed as `pilothouse`). */
 function startCommand(deps: ActionDeps, name: string): string {
   const { program, args } = deps.commandLine(name);
   const env = Object.entries(program.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)}`);
@@ -40,10 +40,15 @@ const errText = (err: unknown) => {
   return e.details || e.message || String(err);
 };
 
+/** An action on a member (or, for the process actions, on any supervised component such as the API server). */
 export async function memberAction(deps: ActionDeps, member: string, action: MemberAction): Promise<ActionResult> {
   const layout = deps.layout.find((m) => m.name === member);
-  if (!layout) return { ok: false, message: `no member ${member}`, command: '' };
-  const proc = deps.process(member);
+  let proc: SupervisedProcess;
+  try {
+    proc = deps.process(member);
+  } catch {
+    return { ok: false, message: `no member ${member}`, command: '' };
+  }
   const pid = proc.pid;
   const pidWord = pid === undefined ? '<pid>' : String(pid);
   switch (action) {
@@ -75,8 +80,10 @@ export async function memberAction(deps: ActionDeps, member: string, action: Mem
       return { ok: true, message: `${member} restarted (pid ${proc.pid})`, command };
     }
     case 'make-leader':
+      if (!layout) return { ok: false, message: `${member} is not an etcd member`, command: '' };
       return makeLeader(deps, layout);
     case 'defrag': {
+      if (!layout) return { ok: false, message: `${member} is not an etcd member`, command: '' };
       const command = `etcdctl defrag --endpoints=${layout.clientUrl}`;
       try {
         await deps.client(member).defragment();

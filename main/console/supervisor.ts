@@ -1,8 +1,14 @@
 // The embedded control plane under DIR: the members `pilothouse up` would run
-// (same layout, flags and PKI, from localCluster.ts), each a SupervisedProcess
-// (`process.execPath cliPath etcd ...` with ELECTRON_RUN_AS_NODE=1), their
-// output in the LogStore and DIR/logs/<name>.log, one MemberClient per member
-// for the console's own calls, and the first-start checklist.
+// (same layout, flags and PKI, from localCluster.ts) and the API server (its
+// layout, flags, kube PKI and kubeconfig from apiserverLayout.ts), each a
+// SupervisedProcess (`process.execPath cliPath etcd|apiserver ...` with
+// ELECTRON_RUN_AS_NODE=1), their output in the LogStore and
+// DIR/logs/<name>.log, one MemberClient per member for the console's own
+// calls, and the first-start checklist.
+//
+// The API server starts as soon as a leader is elected (etcd answers), in
+// parallel with the wait for every member, so its own start-up time overlaps
+// the members'; it is ready when /readyz answers 200.
 //
 // The supervisor only starts, stops and watches processes; what the members
 // say about themselves (leader, terms, health) is memberHealth.ts's business.
@@ -11,6 +17,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ComponentStatus, EventSink, StartupStep } from '../../preload/contract';
 import { ensureClusterPki } from '../common/pki/clusterPki';
+import { apiServerFlags, apiServerLayout, apiServerProgram, probeReadyz, writeKubeconfig, type ApiServerLayout } from '../common/cli/apiserverLayout';
 import type { ClientPem } from '../common/tlsChannel';
 import { selfProgram } from '../common/cli/upCommand';
 import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
@@ -30,6 +37,8 @@ export interface SupervisorOptions {
   members?: number;
   /** The member program; default `process.execPath cliPath etcd`. */
   memberProgram?: Program;
+  /** Run the API server too (default true). */
+  apiserver?: boolean;
   /** Called whenever a component's state changes. */
   onComponentChange?: (status: ComponentStatus) => void;
   spawner?: Spawner;
@@ -44,6 +53,7 @@ export const STARTUP_STEPS = [
   { id: 'leader', label: 'Leader elected' },
   { id: 'quorum', label: 'Every member serves linearizable reads' },
 ];
+const APISERVER_STEP = { id: 'apiserver', label: 'API server ready (/readyz)' };
 
 const POLL_MS = 50;
 
@@ -51,6 +61,9 @@ export class Supervisor {
   readonly layout: MemberLayout[];
   readonly clusterOpts: LocalClusterOptions;
   readonly members = new Map<string, SupervisedProcess>();
+  /** The API server's process and place, when the control plane runs one. */
+  apiserver: SupervisedProcess | undefined;
+  private apiLayoutValue: ApiServerLayout | undefined;
   readonly steps: StartupSteps;
   /** Cold start to every member answering a linearizable read, once measured. */
   coldStartMs: number | undefined;
@@ -67,7 +80,7 @@ export class Supervisor {
       tls: true,
     };
     this.layout = clusterLayout(this.clusterOpts);
-    this.steps = new StartupSteps(STARTUP_STEPS, o.events);
+    this.steps = new StartupSteps(o.apiserver === false ? STARTUP_STEPS : [...STARTUP_STEPS, APISERVER_STEP], o.events);
     for (const m of this.layout) {
       const proc = new SupervisedProcess({
         id: m.name,
@@ -85,6 +98,11 @@ export class Supervisor {
       o.logs.attachFile(m.name, m.logFile);
       this.members.set(m.name, proc);
     }
+  }
+
+  /** Where the API server listens and its PKI (created by start()); undefined without one. */
+  get apiLayout(): ApiServerLayout | undefined {
+    return this.apiLayoutValue;
   }
 
   get envFile(): string {
@@ -113,6 +131,12 @@ export class Supervisor {
     return c;
   }
 
+  /** The program and flags a component runs with. */
+  commandLine(id: string): { program: Program; args: string[] } {
+    if (id === 'apiserver' && this.apiLayoutValue) return { program: apiServerProgram(this.o.cliPath), args: apiServerFlags(this.apiLayoutValue, this.layout) };
+    return { program: this.clusterOpts.program, args: this.memberArgs(id) };
+  }
+
   /** The etcd flags a member runs with. */
   memberArgs(name: string): string[] {
     return memberFlags(this.memberLayout(name), this.layout, this.clusterOpts);
@@ -125,13 +149,52 @@ export class Supervisor {
   }
 
   process(id: string): SupervisedProcess {
-    const p = this.members.get(id);
+    const p = this.members.get(id) ?? (id === 'apiserver' ? this.apiserver : undefined);
     if (!p) throw new Error(`no component ${id}`);
     return p;
   }
 
+  has(id: string): boolean {
+    return this.members.has(id) || (id === 'apiserver' && this.apiserver !== undefined);
+  }
+
   components(): ComponentStatus[] {
-    return [...this.members.values()].map((p) => p.status());
+    return [...this.members.values(), ...(this.apiserver ? [this.apiserver] : [])].map((p) => p.status());
+  }
+
+  /** The API server process, created once its PKI exists. */
+  private setUpApiServer(): void {
+    if (this.o.apiserver === false || this.apiserver) return;
+    const layout = apiServerLayout(this.o.dataDir, this.o.portBase, this.layout.length, pkiFor(this.clusterOpts, this.layout));
+    writeKubeconfig(layout);
+    this.apiLayoutValue = layout;
+    this.o.logs.attachFile('apiserver', layout.logFile);
+    this.apiserver = new SupervisedProcess({
+      id: 'apiserver',
+      kind: 'apiserver',
+      url: layout.url,
+      program: apiServerProgram(this.o.cliPath),
+      args: apiServerFlags(layout, this.layout),
+      logs: this.o.logs,
+      onChange: this.o.onComponentChange,
+      spawner: this.o.spawner,
+      clock: this.o.clock,
+      restart: this.o.restart,
+      stopGraceMs: this.o.stopGraceMs,
+    });
+  }
+
+  /** One /readyz probe; undefined when there is no API server. */
+  async apiserverReady(timeoutMs = 800): Promise<boolean | undefined> {
+    if (!this.apiLayoutValue || !this.apiserver) return undefined;
+    if (!this.apiserver.alive) return false;
+    try {
+      const ok = (await probeReadyz(this.apiLayoutValue, timeoutMs)) === 200;
+      if (ok) this.apiserver.markReady();
+      return ok;
+    } catch {
+      return false;
+    }
   }
 
   startupSteps(): StartupStep[] {
@@ -151,7 +214,8 @@ export class Supervisor {
       mkdirSync(this.o.dataDir, { recursive: true });
       const pki = ensureClusterPki(pkiFor(this.clusterOpts, this.layout).dir, this.layout.map((m) => m.name));
       writeFileSync(this.envFile, etcdctlEnv(this.layout, pki));
-      this.steps.done('pki');
+      this.setUpApiServer();
+      this.steps.done('pki', this.apiLayoutValue ? `${pki.dir}, kubeconfig ${this.apiLayoutValue.kubeconfig}` : pki.dir);
     } catch (err) {
       this.steps.fail('pki', (err as Error).message);
       return false;
@@ -173,6 +237,7 @@ export class Supervisor {
       return false;
     }
     this.steps.done('leader', leader);
+    const apiReady = this.apiserver ? this.startApiServer(deadline) : Promise.resolve(true);
 
     this.steps.begin('quorum');
     const ready = new Set<string>();
@@ -196,8 +261,36 @@ export class Supervisor {
       this.steps.fail('quorum', `${ready.size}/${this.layout.length} members answered within ${timeoutMs} ms`);
       return false;
     }
+    this.steps.done('quorum', `${all} members healthy in ${Date.now() - t0} ms`);
+    if (!(await apiReady)) return false;
     this.coldStartMs = Date.now() - t0;
-    this.steps.done('quorum', `${all} members healthy; cold start ${this.coldStartMs} ms`);
+    this.o.logs.note('console', `control plane ready: cold start ${this.coldStartMs} ms`);
+    return true;
+  }
+
+  /** Starts the API server and waits for /readyz (its startup step). */
+  private async startApiServer(deadline: number): Promise<boolean> {
+    const api = this.apiserver!;
+    this.steps.begin('apiserver', this.apiLayoutValue!.url);
+    api.start();
+    let why = 'no answer';
+    const ready = await this.pollUntil(deadline, async () => {
+      if (!api.alive && api.state !== 'restarting' && api.state !== 'starting') return 'exited';
+      try {
+        const code = await probeReadyz(this.apiLayoutValue!, 1_000);
+        if (code === 200) return 'ready';
+        why = `/readyz answered ${code}`;
+      } catch (err) {
+        why = (err as Error).message;
+      }
+      return undefined;
+    });
+    if (ready !== 'ready') {
+      this.steps.fail('apiserver', ready === 'exited' ? `the API server exited; see ${this.apiLayoutValue!.logFile}` : `not ready in time (${why})`);
+      return false;
+    }
+    api.markReady();
+    this.steps.done('apiserver', `${this.apiLayoutValue!.url} (pid ${api.pid})`);
     return true;
   }
 
@@ -219,9 +312,22 @@ export class Supervisor {
     await Promise.all([...this.members.values()].map((p) => p.stop()));
   }
 
+  /** The API server first (its clients see it go), then the members. */
+  async stopAll(): Promise<void> {
+    await this.apiserver?.stop();
+    await this.stopMembers();
+  }
+
+  /** Members, then the API server (it retries etcd until the members answer). */
+  startAll(): void {
+    this.startMembers();
+    this.apiserver?.start();
+  }
+
   /** Stops every child and closes the clients; resolves once all are reaped. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    await this.apiserver?.close();
     await Promise.all([...this.members.values()].map((p) => p.close()));
     for (const c of this.clients.values()) c.close();
     this.clients.clear();

@@ -1,11 +1,14 @@
 // The console services against a real embedded control plane (3 Pilothouse
-// members with mutual TLS, `node out/main/cli.js etcd`), through the same
+// members with mutual TLS, `node out/main/cli.js etcd`, and the API server,
+// `node out/main/cli.js apiserver`), through the same
 // BridgeHandlers the Electron shell and the web host call: cold start to
 // healthy, logs, member probes, pause/resume, a crash (kill -9 from outside)
 // restarted by the supervisor, kill-the-leader, move-leader, defrag,
 // snapshot and restore into a new cluster, and nothing left running after
-// dispose. Ports 28500–28505.
+// dispose; kubectl and the trace feed through the supervised API server.
+// Ports 28500–28506.
 
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +69,21 @@ function etcdClient(): Etcd3 {
 }
 
 const h = () => svc.handlers;
+
+function kubectl(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn('/usr/bin/kubectl', args, { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, code });
+    });
+  });
+}
 const notePids = () => svc.supervisor.components().forEach((c) => c.pid && pids.add(c.pid));
 
 beforeAll(async () => {
@@ -86,17 +104,20 @@ afterAll(async () => {
 
 describe('console services on an embedded control plane', () => {
   it('starts to healthy, with every startup step done', async () => {
-    console.log(`cold start (PKI + 3 members to linearizable reads): ${coldStartMs} ms (supervisor: ${svc.supervisor.coldStartMs} ms)`);
     const steps = await h().startupProgress();
-    expect(steps.map((s) => [s.id, s.state])).toEqual([['pki', 'done'], ['members', 'done'], ['leader', 'done'], ['quorum', 'done']]);
+    console.log(`cold start (PKI + 3 members + API server ready): ${coldStartMs} ms (supervisor: ${svc.supervisor.coldStartMs} ms); steps ${steps.map((s) => `${s.id} ${s.elapsedMs} ms`).join(', ')}`);
+    expect(steps.map((s) => [s.id, s.state])).toEqual([['pki', 'done'], ['members', 'done'], ['leader', 'done'], ['quorum', 'done'], ['apiserver', 'done']]);
     expect(sink.of('startupProgress').length).toBeGreaterThan(4);
     const o = await until('healthy overview', async () => {
       const x = await h().overview();
       return x.health === 'healthy' && x;
     });
-    expect(o.summary).toMatch(/^healthy: 3\/3 members, leader m\d \(term \d+\)$/);
+    expect(o.summary).toMatch(/^healthy: 3\/3 members, leader m\d \(term \d+\), API server ready$/);
     expect(o.clusterId).toMatch(/^[0-9a-f]{16}$/);
-    expect(o.components.map((c) => [c.id, c.state])).toEqual([['m1', 'running'], ['m2', 'running'], ['m3', 'running']]);
+    expect(o.components.map((c) => [c.id, c.kind, c.state])).toEqual([
+      ['m1', 'etcd', 'running'], ['m2', 'etcd', 'running'], ['m3', 'etcd', 'running'], ['apiserver', 'apiserver', 'running'],
+    ]);
+    expect(o.components[3]!.url).toBe(`https://127.0.0.1:${PORT_BASE + 6}`);
     expect(sink.of('overview').length).toBeGreaterThan(0);
   });
 
@@ -136,6 +157,29 @@ describe('console services on an embedded control plane', () => {
     expect(sink.of('logLines').flat().some((l) => l.component === 'm3')).toBe(true);
     expect(readFileSync(join(dir, 'logs', 'm1.log'), 'utf8')).toContain('pilothouse-console: started pid');
   });
+
+  it('kubectl works with DIR/kubeconfig, and its requests reach the trace feed', async () => {
+    const r = await kubectl(['get', 'namespaces', '-o', 'name']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('namespace/default');
+    const traces = await until('traces', async () => {
+      const t = await h().recentTraces({ limit: 100 });
+      return t.some((x) => x.resource === 'namespaces' && x.verb === 'list') && t;
+    });
+    expect(traces.find((x) => x.resource === 'namespaces' && x.verb === 'list')).toMatchObject({ decision: 'allowed', code: 200 });
+    expect(await h().logComponents()).toContain('apiserver');
+  });
+
+  it('restarts the API server through componentAction', async () => {
+    const before = svc.supervisor.process('apiserver').pid!;
+    const r = await h().componentAction({ component: 'apiserver', action: 'restart' });
+    expect(r.ok).toBe(true);
+    expect(r.command).toMatch(new RegExp(`^kill -TERM ${before}; ELECTRON_RUN_AS_NODE=1 \\S+ \\S+/cli\\.js apiserver --etcd-servers=https://127\\.0\\.0\\.1:${PORT_BASE},`));
+    notePids();
+    await until('API server ready again', async () => (await h().overview()).summary.endsWith('API server ready') && svc.supervisor.process('apiserver').state === 'running', 60_000);
+    expect((await kubectl(['get', 'ns', 'default', '-o', 'name'])).stdout.trim()).toBe('namespace/default');
+    expect(await h().componentAction({ component: 'scheduler', action: 'stop' })).toEqual({ ok: false, message: 'no component scheduler', command: '' });
+  }, 120_000);
 
   it('pauses and resumes a follower', async () => {
     const follower = (await h().members()).find((m) => !m.isLeader)!;
@@ -241,7 +285,8 @@ describe('console services on an embedded control plane', () => {
       expect(finished).toMatchObject({ state: 'done' });
       expect(finished.clusterId).toMatch(/^[0-9a-f]{16}$/);
       expect(finished.clusterId).not.toBe(before.clusterId);
-      expect(finished.keys).toBe(20);
+      // our 20 keys plus what the API server stored (namespaces, service ranges, ...)
+      expect(finished.keys).toBeGreaterThanOrEqual(20);
       notePids();
       // (while waiting for health, a 'running' line repeats with the latest error)
       expect([...new Set(sink.of('restoreProgress').map((p) => `${p.step}:${p.state}`))]).toEqual([
@@ -256,6 +301,7 @@ describe('console services on an embedded control plane', () => {
       expect(await fresh.get('/snap/k0').string()).toBe('v0');
       expect(await fresh.get('/snap/k19').string()).toBe('v19');
       expect(await fresh.get('/snap/after').string()).toBeNull();
+      expect(await fresh.getAll().prefix('/snap/').count()).toBe(20);
     } finally {
       fresh.close();
     }
@@ -265,6 +311,8 @@ describe('console services on an embedded control plane', () => {
       return x.health === 'healthy' && x;
     });
     expect(o.clusterId).toBe(sink.of('restoreProgress').at(-1)!.clusterId);
+    // the API server was restarted with the members and serves the restored cluster
+    await until('API server ready after restore', async () => (await kubectl(['get', 'ns', 'default', '-o', 'name'])).stdout.trim() === 'namespace/default', 60_000);
   }, 180_000);
 
   it('dispose stops every member it started', async () => {
@@ -273,6 +321,6 @@ describe('console services on an embedded control plane', () => {
     expect(running.every(alive)).toBe(true);
     await svc.dispose();
     for (const pid of pids) expect(alive(pid)).toBe(false);
-    expect(svc.supervisor.components().map((c) => c.state)).toEqual(['stopped', 'stopped', 'stopped']);
+    expect(svc.supervisor.components().map((c) => c.state)).toEqual(['stopped', 'stopped', 'stopped', 'stopped']);
   });
 });
