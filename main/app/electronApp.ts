@@ -4,6 +4,7 @@
 // before the app quits. Electron arrives as a parameter: main/index.ts loads
 // it dynamically so builds and tests never need the binary.
 
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserWindow as BrowserWindowType } from 'electron';
 import type { BridgeHandlers, EventSink } from '../../preload/contract';
@@ -58,7 +59,7 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
 
   const indexUrl = pathToFileURL(opts.rendererIndex).href;
   const events = webContentsEventSink(() => (win && !win.isDestroyed() ? win.webContents : undefined));
-  const dataDir = opts.dataDir ?? `${app.getPath('userData')}/cluster`;
+  const dataDir = opts.dataDir ?? join(app.getPath('userData'), 'cluster');
   const services = opts.createServices({ dataDir, portBase: opts.portBase, cliPath: opts.cliPath, runtime: 'electron', events });
   const lease = leaseTerminals(services.handlers);
   const unregister = registerBridgeIpc(ipcMain, lease.handlers, (sender) =>
@@ -75,6 +76,9 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
     void services.dispose().finally(() => app.quit());
   });
   app.on('window-all-closed', () => app.quit());
+  // Ctrl-C in the terminal that ran `npm start`, or a SIGTERM: quit through
+  // before-quit like a closed window, so the members are stopped, not orphaned.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => app.quit());
 
   win = new BrowserWindow(windowOptions({ preloadPath: opts.preloadPath }));
   win.once('ready-to-show', () => win?.show());

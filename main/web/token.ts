@@ -62,11 +62,3 @@ export function presentedToken(url: URL, cookieHeader: string | undefined, port:
     cookie: parseCookies(cookieHeader).get(tokenCookieName(port)),
   };
 }
-
-/** Either the query or the cookie holds the right token. */
-export function tokenAccepted(p: PresentedToken, expected: string): boolean {
-  // Both are always compared, so timing does not reveal which one was present.
-  const q = tokenEquals(p.query, expected);
-  const c = tokenEquals(p.cookie, expected);
-  return q || c;
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newToken, parseCookies, presentedToken, tokenAccepted, tokenCookie, tokenCookieName, tokenEquals } from '../../../main/web/token';
+import { newToken, parseCookies, presentedToken, tokenCookie, tokenCookieName, tokenEquals } from '../../../main/web/token';
 
 describe('newToken', () => {
   it('is 32 random bytes in base64url', () => {
@@ -38,17 +38,16 @@ describe('cookies', () => {
   it.each(cases)('parseCookies: $name', ({ header, want }) => expect([...parseCookies(header)]).toEqual(want));
 });
 
-describe('presentedToken / tokenAccepted', () => {
+describe('presentedToken', () => {
   const port = 28401;
   const cases = [
-    { name: 'query', url: '/?token=T', cookie: undefined, want: true },
-    { name: 'cookie of this port', url: '/assets/a.js', cookie: 'pilothouse_token_28401=T', want: true },
-    { name: 'cookie of another port', url: '/', cookie: 'pilothouse_token_7380=T', want: false },
-    { name: 'wrong query, right cookie', url: '/?token=X', cookie: 'pilothouse_token_28401=T', want: true },
-    { name: 'wrong both', url: '/?token=X', cookie: 'pilothouse_token_28401=Y', want: false },
-    { name: 'nothing', url: '/', cookie: undefined, want: false },
+    { name: 'query', url: '/?token=T', cookie: undefined, want: { query: 'T', cookie: undefined } },
+    { name: 'cookie of this port', url: '/assets/a.js', cookie: 'pilothouse_token_28401=T', want: { query: undefined, cookie: 'T' } },
+    { name: 'cookie of another port', url: '/', cookie: 'pilothouse_token_7380=T', want: { query: undefined, cookie: undefined } },
+    { name: 'both', url: '/bridge?token=X', cookie: 'a=b; pilothouse_token_28401=T', want: { query: 'X', cookie: 'T' } },
+    { name: 'nothing', url: '/', cookie: undefined, want: { query: undefined, cookie: undefined } },
   ];
   it.each(cases)('$name', ({ url, cookie, want }) => {
-    expect(tokenAccepted(presentedToken(new URL(url, 'http://127.0.0.1'), cookie, port), 'T')).toBe(want);
+    expect(presentedToken(new URL(url, 'http://127.0.0.1'), cookie, port)).toEqual(want);
   });
 });
