@@ -55,6 +55,11 @@ export class CacheWatcher implements Watcher {
     this.nextBookmarkAt = this.bookmarkTimeAfter(opts.now());
   }
 
+  /** True once stopped (by the client, an ERROR, or for falling behind). */
+  get closed(): boolean {
+    return this.stopped;
+  }
+
   /** The starting point: initial events, and the revision live changes must exceed. */
   begin(initial: WatchEvent[], fromRV: bigint): void {
     this.initial = initial;

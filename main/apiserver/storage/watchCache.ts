@@ -89,6 +89,11 @@ export class WatchCache implements Storage {
     return this.ready;
   }
 
+  /** Open watches served by this cache. */
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
   /** The revision the cache has caught up to. */
   get resourceVersion(): bigint {
     return this.rv;
@@ -333,12 +338,12 @@ export class WatchCache implements Storage {
         w.fail(status.status as unknown as Record<string, unknown>);
         return;
       }
+      if (w.closed) return; // the client went away while we waited
       if (!this.ready) return w.stop();
       // Snapshot and registration happen in one synchronous step: no change can slip between them.
       const events: WatchEvent[] = [];
-      const from = prefix;
-      for (const [key, obj] of this.objects.entries(from)) {
-        if (!key.startsWith(from)) break;
+      for (const [key, obj] of this.objects.entries(prefix)) {
+        if (!key.startsWith(prefix)) break;
         if (inScope(key) && (!opts.predicate || opts.predicate(obj))) events.push({ type: 'ADDED', object: obj });
       }
       this.watchers.add(w);

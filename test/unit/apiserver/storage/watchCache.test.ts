@@ -104,4 +104,34 @@ describe('watch cache (scripted etcd)', () => {
     expect((err as StorageError).message).toBe('Too large resource version: 12, current: 10');
     await cache.close();
   });
+
+  it('sendInitialEvents with RV "": the initial state waits until the cache is current, then ends with the initial-events-end bookmark', async () => {
+    const { s, cache } = await started();
+    s.rev = 15n;
+    const got: WatchEvent[] = [];
+    const w = cache.watch(P, { sendInitialEvents: true, allowWatchBookmarks: true }, (e) => void got.push(e));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(got).toEqual([]);
+    s.h!.onProgress(15n);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(got.map((e) => `${e.type} ${(e.object as KObject).metadata.resourceVersion}`)).toEqual(['ADDED 9', 'BOOKMARK 15']);
+    expect((got[1].object as KObject).metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+    w.stop();
+    expect(cache.watcherCount).toBe(0);
+    await cache.close();
+  });
+
+  it('a watch stopped while it waited for the cache to be current is never registered', async () => {
+    const { s, cache } = await started();
+    s.rev = 15n;
+    const got: WatchEvent[] = [];
+    const w = cache.watch(P, { sendInitialEvents: true, allowWatchBookmarks: true }, (e) => void got.push(e));
+    await new Promise((r) => setTimeout(r, 20));
+    w.stop();
+    s.h!.onProgress(15n);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(cache.watcherCount).toBe(0);
+    expect(got).toEqual([]);
+    await cache.close();
+  });
 });
