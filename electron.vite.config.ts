@@ -52,6 +52,8 @@ export default defineConfig({
     plugins: [vue()],
     build: {
       outDir: 'out/renderer',
+      // The page is served to a browser too: ship it minified (electron-vite leaves it unminified by default).
+      minify: true,
       rollupOptions: { input: { index: resolve('renderer/index.html') } },
     },
   },

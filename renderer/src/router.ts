@@ -4,13 +4,15 @@
 import { createRouter, createWebHashHistory, type RouteRecordRaw } from 'vue-router';
 import OverviewView from './views/OverviewView.vue';
 import MembersView from './views/MembersView.vue';
-import LeaderView from './views/LeaderView.vue';
 import WatchEventsView from './views/WatchEventsView.vue';
 import AdmissionView from './views/AdmissionView.vue';
 import SnapshotsView from './views/SnapshotsView.vue';
-import TerminalView from './views/TerminalView.vue';
 import LogsView from './views/LogsView.vue';
 import { NAV } from './nav';
+
+// echarts and xterm.js are the two heavy dependencies: their views load on first visit.
+const LeaderView = () => import('./views/LeaderView.vue');
+const TerminalView = () => import('./views/TerminalView.vue');
 
 const components = {
   overview: OverviewView,

@@ -64,3 +64,10 @@ export async function kubectl(...args: string[]): Promise<string> {
   const { stdout } = await run('/usr/bin/kubectl', ['--kubeconfig', join(dataDir(), 'kubeconfig'), ...args], { timeout: 30_000 });
   return stdout;
 }
+
+/** Picks an option of a naive-ui select (its menu is teleported to the body; match the option's exact text). */
+export async function choose(page: Page, testId: string, label: string): Promise<void> {
+  await page.getByTestId(testId).click();
+  const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await page.locator('.n-base-select-option').filter({ hasText: new RegExp(`^${escaped}$`) }).click();
+}

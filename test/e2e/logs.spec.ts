@@ -1,10 +1,9 @@
 import { expect, test } from '@playwright/test';
-import { openView, snap } from './helpers';
+import { choose, openView, snap } from './helpers';
 
 test('logs: a member’s log, searchable, follows the tail', async ({ page }, testInfo) => {
   await openView(page, 'logs');
-  await page.getByTestId('log-component').click();
-  await page.getByRole('option', { name: 'm1', exact: true }).click();
+  await choose(page, 'log-component', 'm1');
   const lines = page.getByTestId('log-lines').locator('.line');
   await expect(lines.first()).toBeVisible();
   const all = await lines.count();

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { etcdctl, openView, snap } from './helpers';
+import { choose, etcdctl, openView, snap } from './helpers';
 
 test('watch events: live puts appear, filters narrow them, the detail pane diffs against the previous value', async ({ page }, testInfo) => {
   await openView(page, 'watch');
@@ -15,8 +15,7 @@ test('watch events: live puts appear, filters narrow them, the detail pane diffs
   await expect(rows.filter({ hasText: 'DELETE' })).toHaveCount(1);
 
   // Type filter: only the delete.
-  await page.getByTestId('filter-type').click();
-  await page.getByRole('option', { name: 'DELETE' }).click();
+  await choose(page, 'filter-type', 'DELETE');
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText(`${prefix}k11`);
   await page.getByRole('button', { name: 'Clear filters' }).click();

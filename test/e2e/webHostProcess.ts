@@ -1,10 +1,15 @@
-// Starts `pilothouse web` (the built out/main/cli.js) on a temp data dir and
-// loopback ports, waits for DIR/console.url, and stops it by PID (SIGTERM,
-// then SIGKILL after a grace period). Shared by the e2e global setup and the
-// console benchmark.
+// Starts `pilothouse web` on a temp data dir and loopback ports, waits for
+// DIR/console.url, and stops it by PID (SIGTERM, then SIGKILL after a grace
+// period).
+//
+// It runs a private copy of the build: out/ is shared with everyone working
+// in this checkout, and a rebuild during a run renames the chunks that the
+// host and its members load lazily (members died with ERR_MODULE_NOT_FOUND).
+// The copy lives under test-results/ (git-ignored) so node_modules still
+// resolves from the repository root.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -26,7 +31,7 @@ export interface StartOptions {
   readyTimeoutMs?: number;
 }
 
-const CLI = resolve('out/main/cli.js');
+const BUILD = resolve('out');
 
 function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
@@ -44,10 +49,16 @@ async function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 export async function startWebHost(opts: StartOptions): Promise<WebHostProcess> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  if (!existsSync(join(BUILD, 'main', 'cli.js')) || !existsSync(join(BUILD, 'renderer', 'index.html'))) {
+    throw new Error(`${BUILD} has no build: run \`npm run build\` first`);
+  }
+  const appDir = resolve(`test-results/web-host-${opts.port}`);
+  rmSync(appDir, { recursive: true, force: true });
+  cpSync(BUILD, join(appDir, 'out'), { recursive: true });
+  const cli = join(appDir, 'out', 'main', 'cli.js');
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'pilothouse-e2e-'));
-  const child = spawn(process.execPath, [CLI, 'web', '--data-dir', dataDir, '--port', String(opts.port), '--port-base', String(opts.portBase), '--no-open'], {
+  const child = spawn(process.execPath, [cli, 'web', '--data-dir', dataDir, '--port', String(opts.port), '--port-base', String(opts.portBase), '--no-open'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });
@@ -66,6 +77,7 @@ export async function startWebHost(opts: StartOptions): Promise<WebHostProcess> 
       }
     }
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    rmSync(appDir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);

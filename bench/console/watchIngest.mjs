@@ -1,0 +1,250 @@
+// Console benchmark: how the renderer copes with 100,000 watch events.
+//
+// Starts `pilothouse web` (built out/main/cli.js) on loopback ports
+// 28800 (console) and 28810–28815 (members), opens the Watch events view in
+// Debian's Chromium, then writes N keys for real through the embedded
+// cluster's client port (etcd3 client, mutual TLS from DIR/etcdctl.env,
+// `perTxn` puts per transaction, bounded). It reports:
+//   - ingest: time from the first write until the view counts N events, and
+//     the event rate the renderer sustained;
+//   - frame times while ingesting and while scrolling the 100,000-row list
+//     (requestAnimationFrame deltas: p50/p95/p99/max, share over 16.7/50 ms);
+//   - renderer memory (CDP Performance.getMetrics JSHeapUsedSize after a GC,
+//     DOM node count) before and after.
+// Results: bench/console/results/watch-ingest-<time>.json and .md.
+//
+// Usage: npm run build && node bench/console/watchIngest.mjs [--events 100000] [--per-txn 100]
+
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from '@playwright/test';
+import { Etcd3 } from 'etcd3';
+
+const WEB_PORT = 28800;
+const PORT_BASE = 28810;
+const BUILD = resolve('out');
+// A private copy of the build: out/ is shared, and a rebuild mid-run renames the chunks the host loads lazily.
+const APP = resolve('test-results/bench-console-app');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-precise-memory-info'];
+
+function arg(name, def) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function parseEnv(text) {
+  const env = {};
+  for (const line of text.split('\n')) {
+    const m = /^export ([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
+    if (!m) continue;
+    let v = m[2];
+    if (v.startsWith("'") && v.endsWith("'")) v = v.slice(1, -1).replace(/'\\''/g, "'");
+    env[m[1]] = v;
+  }
+  return env;
+}
+
+function percentiles(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const p = (q) => (s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN);
+  const r = (x) => Math.round(x * 10) / 10;
+  return {
+    frames: s.length,
+    p50: r(p(0.5)),
+    p95: r(p(0.95)),
+    p99: r(p(0.99)),
+    max: r(s[s.length - 1] ?? NaN),
+    over16_7: s.length ? r((100 * s.filter((x) => x > 16.7).length) / s.length) : NaN,
+    over50: s.length ? r((100 * s.filter((x) => x > 50).length) / s.length) : NaN,
+  };
+}
+
+async function startHost() {
+  if (!existsSync(join(BUILD, 'main', 'cli.js'))) throw new Error(`${BUILD} has no build: run \`npm run build\` first`);
+  rmSync(APP, { recursive: true, force: true });
+  cpSync(BUILD, join(APP, 'out'), { recursive: true });
+  const CLI = join(APP, 'out', 'main', 'cli.js');
+  const dataDir = mkdtempSync(join(tmpdir(), 'pilothouse-bench-console-'));
+  const child = spawn(process.execPath, [CLI, 'web', '--data-dir', dataDir, '--port', String(WEB_PORT), '--port-base', String(PORT_BASE), '--no-open'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  const stop = async () => {
+    if (!gone()) {
+      child.kill('SIGTERM');
+      for (let i = 0; i < 300 && !gone(); i++) await sleep(100);
+      if (!gone()) child.kill('SIGKILL');
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(APP, { recursive: true, force: true });
+  };
+  const urlFile = join(dataDir, 'console.url');
+  for (let i = 0; !existsSync(urlFile); i++) {
+    if (gone() || i > 300) {
+      await stop();
+      throw new Error(`pilothouse web did not start:\n${out}`);
+    }
+    await sleep(100);
+  }
+  return { url: readFileSync(urlFile, 'utf8').trim(), dataDir, stop };
+}
+
+async function heap(cdp) {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
+  return { jsHeapUsedMB: Math.round((m.JSHeapUsedSize / 1048576) * 10) / 10, domNodes: m.Nodes };
+}
+
+/** Starts collecting rAF deltas in the page; the returned function stops and returns them. */
+async function recordFrames(page) {
+  await page.evaluate(() => {
+    const w = window;
+    w.__frames = [];
+    w.__recording = true;
+    let last = performance.now();
+    const tick = (t) => {
+      w.__frames.push(t - last);
+      last = t;
+      if (w.__recording) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  return async () =>
+    page.evaluate(() => {
+      window.__recording = false;
+      return window.__frames.slice(1);
+    });
+}
+
+async function receivedCount(page) {
+  const text = await page.getByTestId('watch-counts').innerText();
+  return Number(/^([\d,]+) received/.exec(text)?.[1].replace(/,/g, '') ?? 0);
+}
+
+export async function run() {
+  const events = arg('events', 100_000);
+  const perTxn = arg('per-txn', 100);
+  const host = await startHost();
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  let client;
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const u = new URL(host.url);
+    u.hash = '#/watch';
+    await page.goto(u.toString());
+    await page.getByTestId('health-line').and(page.locator('[data-health="healthy"]')).waitFor({ timeout: 120_000 });
+    await page.getByTestId('view-watch').waitFor();
+    await sleep(1000);
+    const base = await receivedCount(page);
+    const memBefore = await heap(cdp);
+
+    const env = parseEnv(readFileSync(join(host.dataDir, 'etcdctl.env'), 'utf8'));
+    const hosts = env.ETCDCTL_ENDPOINTS.split(',');
+    client = new Etcd3({
+      hosts,
+      ...(env.ETCDCTL_CACERT
+        ? { credentials: { rootCertificate: readFileSync(env.ETCDCTL_CACERT), certChain: readFileSync(env.ETCDCTL_CERT), privateKey: readFileSync(env.ETCDCTL_KEY) } }
+        : {}),
+    });
+
+    const stopIngestFrames = await recordFrames(page);
+    const t0 = Date.now();
+    const value = Buffer.from(JSON.stringify({ kind: 'ConfigMap', data: { payload: 'x'.repeat(64) } }));
+    let written = 0;
+    const writer = (async () => {
+      const inflight = new Set();
+      for (let i = 0; i < events; i += perTxn) {
+        const n = Math.min(perTxn, events - i);
+        const success = Array.from({ length: n }, (_, j) => ({ request_put: { key: Buffer.from(`/bench/console/ns-${(i + j) % 10}/key-${i + j}`), value } }));
+        const p = client.kv.txn({ compare: [], success, failure: [] }).then(() => {
+          written += n;
+          inflight.delete(p);
+        });
+        inflight.add(p);
+        if (inflight.size >= 8) await Promise.race(inflight);
+      }
+      await Promise.all(inflight);
+    })();
+    await writer;
+    const writeMs = Date.now() - t0;
+    let seen = 0;
+    const deadline = Date.now() + 300_000;
+    while ((seen = (await receivedCount(page)) - base) < events && Date.now() < deadline) await sleep(250);
+    const ingestMs = Date.now() - t0;
+    const ingestFrames = percentiles(await stopIngestFrames());
+    const memAfter = await heap(cdp);
+
+    // Scroll through the whole list: top to bottom in 2,000 px steps, one per frame.
+    await page.getByRole('button', { name: /Pause/ }).click();
+    const stopScrollFrames = await recordFrames(page);
+    const scrolled = await page.evaluate(async () => {
+      const el = document.querySelector('[data-testid="watch-list"]');
+      el.scrollTop = 0;
+      let steps = 0;
+      while (el.scrollTop + el.clientHeight < el.scrollHeight - 5 && steps < 5000) {
+        el.scrollTop += 2000;
+        steps++;
+        await new Promise((r) => requestAnimationFrame(r));
+      }
+      return { steps, heightPx: el.scrollHeight, rowsInDom: el.querySelectorAll('[role="option"]').length };
+    });
+    const scrollFrames = percentiles(await stopScrollFrames());
+    const memScrolled = await heap(cdp);
+    await page.screenshot({ path: resolve('bench/console/results/watch-ingest-last.png') });
+
+    const result = {
+      suite: 'console-watch-ingest',
+      at: new Date().toISOString(),
+      events,
+      perTxn,
+      written,
+      seenByRenderer: seen,
+      writeMs,
+      ingestMs,
+      renderedEventsPerSec: Math.round((seen / ingestMs) * 1000),
+      ingestFrames,
+      scroll: { ...scrolled, frames: scrollFrames },
+      memory: { before: memBefore, afterIngest: memAfter, afterScroll: memScrolled },
+    };
+    return result;
+  } finally {
+    client?.close();
+    await browser.close();
+    await host.stop();
+  }
+}
+
+function markdown(r) {
+  const f = (x) => `${x.p50} / ${x.p95} / ${x.p99} / ${x.max} ms (${x.over16_7}% > 16.7 ms, ${x.over50}% > 50 ms, ${x.frames} frames)`;
+  return [
+    `# Console: ${r.events.toLocaleString('en-US')} watch events into the renderer (${r.at})`,
+    '',
+    '| measure | value |',
+    '|---|---|',
+    `| events written (etcd txns of ${r.perTxn} puts) | ${r.written.toLocaleString('en-US')} in ${r.writeMs} ms |`,
+    `| events counted by the Watch view | ${r.seenByRenderer.toLocaleString('en-US')} after ${r.ingestMs} ms (${r.renderedEventsPerSec.toLocaleString('en-US')}/s) |`,
+    `| frame time while ingesting p50/p95/p99/max | ${f(r.ingestFrames)} |`,
+    `| frame time scrolling ${r.scroll.heightPx.toLocaleString('en-US')} px (${r.scroll.steps} steps) p50/p95/p99/max | ${f(r.scroll.frames)} |`,
+    `| rows in the DOM while scrolling | ${r.scroll.rowsInDom} |`,
+    `| JS heap after GC: before / after ingest / after scroll | ${r.memory.before.jsHeapUsedMB} / ${r.memory.afterIngest.jsHeapUsedMB} / ${r.memory.afterScroll.jsHeapUsedMB} MB |`,
+    `| DOM nodes: before / after ingest / after scroll | ${r.memory.before.domNodes} / ${r.memory.afterIngest.domNodes} / ${r.memory.afterScroll.domNodes} |`,
+    '',
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  mkdirSync(resolve('bench/console/results'), { recursive: true });
+  const r = await run();
+  const stamp = r.at.replace(/[:.]/g, '-');
+  writeFileSync(resolve(`bench/console/results/watch-ingest-${stamp}.json`), `${JSON.stringify(r, null, 2)}\n`);
+  writeFileSync(resolve(`bench/console/results/watch-ingest-${stamp}.md`), markdown(r));
+  process.stdout.write(markdown(r));
+}
