@@ -4,7 +4,7 @@
 // metav1.LabelSelector (matchLabels/matchExpressions) to the same form.
 
 import { isQualifiedName, isValidLabelValue } from './validation/names';
-import { fieldErrorBody } from './status';
+import { GoLiteral, fieldErrorBody } from './status';
 
 export type Operator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
 
@@ -30,35 +30,41 @@ export interface MetaLabelSelector {
 /** A parse or requirement error; the message is exactly kube's. */
 export class SelectorParseError extends Error {}
 
-// Errors built like field.Invalid(nil path, ...).Error(): kube's parser has no path, which prints as "<nil>".
-function invalidMsg(value: unknown, detail: string): string {
-  return `<nil>: ${fieldErrorBody({ type: 'FieldValueInvalid', field: '', badValue: value, detail })}`;
+// Errors built like field.Invalid(path, ...).Error(). kube's parser has no
+// path (a nil *field.Path prints as "<nil>"); NewRequirement names "key",
+// "values", "values[i]" and "values[i][key]".
+function invalidMsg(field: string, value: unknown, detail: string): string {
+  return `${field}: ${fieldErrorBody({ type: 'FieldValueInvalid', field, badValue: value, detail })}`;
 }
 
-function checkKey(key: string): string | undefined {
+function checkKey(key: string, field: string): string | undefined {
   const errs = isQualifiedName(key);
-  return errs.length ? invalidMsg(key, errs.join('; ')) : undefined;
+  return errs.length ? invalidMsg(field, key, errs.join('; ')) : undefined;
 }
 
-/** labels.NewRequirement: validates key, operator arity and values. */
-export function newRequirement(key: string, operator: Operator, values: string[]): Requirement {
-  const keyErr = checkKey(key);
-  if (keyErr) throw new SelectorParseError(keyErr);
+/** labels.NewRequirement: validates key, operator arity and values; all problems aggregated. */
+export function newRequirement(key: string, operator: Operator, values: string[], emptyIsNil = false): Requirement {
   const errs: string[] = [];
-  const vals = [...new Set(values)].sort();
-  if ((operator === 'in' || operator === 'notin') && vals.length === 0) errs.push(invalidMsg(values, "for 'in', 'notin' operators, values set can't be empty"));
-  if ((operator === '=' || operator === '==' || operator === '!=') && vals.length !== 1) errs.push(invalidMsg(values, 'exact-match compatibility requires one single value'));
-  if ((operator === 'exists' || operator === '!') && vals.length !== 0) errs.push(invalidMsg(values, 'values set must be empty for exists and does not exist'));
+  // An empty list from a copied metav1 selector is a nil slice in Go, and %#v says so.
+  const shown = emptyIsNil && values.length === 0 ? new GoLiteral('[]string(nil)') : values;
+  const keyErr = checkKey(key, 'key');
+  if (keyErr) errs.push(keyErr);
+  const n = values.length;
+  if ((operator === 'in' || operator === 'notin') && n === 0) errs.push(invalidMsg('values', shown, "for 'in', 'notin' operators, values set can't be empty"));
+  if ((operator === '=' || operator === '==' || operator === '!=') && n !== 1) errs.push(invalidMsg('values', shown, 'exact-match compatibility requires one single value'));
+  if ((operator === 'exists' || operator === '!') && n !== 0) errs.push(invalidMsg('values', values, 'values set must be empty for exists and does not exist'));
   if (operator === 'gt' || operator === 'lt') {
-    if (vals.length !== 1) errs.push(invalidMsg(values, "for 'Gt', 'Lt' operators, exactly one value is required"));
-    for (const v of vals) if (!/^[-+]?\d+$/.test(v)) errs.push(invalidMsg(v, "for 'Gt', 'Lt' operators, the value must be an integer"));
+    if (n !== 1) errs.push(invalidMsg('values', shown, "for 'Gt', 'Lt' operators, exactly one value is required"));
+    values.forEach((v, i) => {
+      if (!/^[-+]?\d+$/.test(v)) errs.push(invalidMsg(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
+    });
   }
-  for (const v of vals) {
+  values.forEach((v, i) => {
     const msgs = isValidLabelValue(v);
-    if (msgs.length) errs.push(invalidMsg(v, msgs.join('; ')));
-  }
+    if (msgs.length) errs.push(invalidMsg(`values[${i}][${key}]`, v, msgs.join('; ')));
+  });
   if (errs.length) throw new SelectorParseError(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
-  return { key, operator, values: vals };
+  return { key, operator, values: [...new Set(values)].sort() };
 }
 
 function requirementMatches(r: Requirement, labels: Record<string, string>): boolean {
@@ -225,7 +231,7 @@ export function parseLabelSelector(input: string): LabelSelector {
     }
     if (t.tok !== 'id') fail(`found '${t.lit}', expected: identifier`);
     const key = t.lit;
-    const keyErr = checkKey(key);
+    const keyErr = checkKey(key, '<nil>');
     if (keyErr) fail(keyErr);
     const after = look(true).tok;
     if (after === 'eos' || after === ',') return newRequirement(key, op ?? 'exists', []);
@@ -271,7 +277,7 @@ export function labelSelectorAsSelector(ps: MetaLabelSelector | undefined | null
   for (const e of me) {
     const op = ops[e.operator];
     if (!op) throw new SelectorParseError(`${JSON.stringify(e.operator)} is not a valid label selector operator`);
-    reqs.push(newRequirement(e.key, op, [...(e.values ?? [])]));
+    reqs.push(newRequirement(e.key, op, [...(e.values ?? [])], true));
   }
   return selectorOf(reqs);
 }

@@ -34,8 +34,8 @@ describe('parseLabelSelector', () => {
     [',', "found ',', expected: !, identifier, or 'end of string'"],
     ['app ~ x', "unable to parse requirement: found '~', expected: in, notin, =, ==, !=, gt, lt"],
     ['a@b=c', 'unable to parse requirement: <nil>: Invalid value: "a@b": name part must consist of alphanumeric characters'],
-    ['app=x@y', 'unable to parse requirement: <nil>: Invalid value: "x@y": a valid label must be an empty string'],
-    ['n>x', `unable to parse requirement: <nil>: Invalid value: "x": for 'Gt', 'Lt' operators, the value must be an integer`],
+    ['app=x@y', 'unable to parse requirement: values[0][app]: Invalid value: "x@y": a valid label must be an empty string'],
+    ['n>x', `unable to parse requirement: values[0]: Invalid value: "x": for 'Gt', 'Lt' operators, the value must be an integer`],
   ])('error for %s', (sel, msg) => {
     expect(() => parseLabelSelector(sel)).toThrow(msg);
   });
@@ -53,6 +53,13 @@ describe('labelSelectorAsSelector', () => {
     expect(labelSelectorAsSelector({}).matches({ a: 'b' })).toBe(true);
     expect(formatLabelSelector({})).toBe('<none>');
   });
+  it('NewRequirement errors name key and values', () => {
+    expect(() => labelSelectorAsSelector({ matchLabels: { 'a b': 'ok' } })).toThrow('key: Invalid value: "a b": name part must consist');
+    expect(() => labelSelectorAsSelector({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] })).toThrow(
+      "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+    );
+  });
+
   it('rejects unknown operators as kube does', () => {
     expect(() => labelSelectorAsSelector({ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] })).toThrow('"Gt" is not a valid label selector operator');
   });
