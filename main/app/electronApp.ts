@@ -67,13 +67,18 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
   );
 
   // Quit waits for the control plane to stop: members get SIGTERM, not orphaned.
-  let disposed = false;
+  // A second quit while disposing (a second signal, Cmd-Q again) waits too.
+  let phase: 'running' | 'disposing' | 'done' = 'running';
   app.on('before-quit', (event) => {
-    if (disposed) return;
+    if (phase === 'done') return;
     event.preventDefault();
-    disposed = true;
+    if (phase === 'disposing') return;
+    phase = 'disposing';
     unregister();
-    void services.dispose().finally(() => app.quit());
+    void services.dispose().finally(() => {
+      phase = 'done';
+      app.quit();
+    });
   });
   app.on('window-all-closed', () => app.quit());
   // Ctrl-C in the terminal that ran `npm start`, or a SIGTERM: quit through
