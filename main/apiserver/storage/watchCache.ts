@@ -67,6 +67,7 @@ export class WatchCache implements Storage {
   private closed = false;
   /** The revision the cache reflects: last event or progress notification. */
   private rv = 0n;
+  private lastProgressAsk = 0;
   private readonly now: () => number;
   /** Number of completed (re)lists, for tests and metrics. */
   lists = 0;
@@ -356,8 +357,13 @@ export class WatchCache implements Storage {
   private sendBookmarks(): void {
     if (!this.ready || this.watchers.size === 0) return;
     for (const w of this.watchers) w.bookmark(this.rv);
-    // Keep rv moving when this prefix is quiet, so bookmarks carry news.
-    this.etcdWatch?.requestProgress();
+    // Keep rv moving when this prefix is quiet, so bookmarks carry news —
+    // twice per bookmark interval is enough, and spares etcd.
+    const now = this.now();
+    if (now - this.lastProgressAsk >= this.bookmarkInterval / 2) {
+      this.lastProgressAsk = now;
+      this.etcdWatch?.requestProgress();
+    }
   }
 
   async close(): Promise<void> {
