@@ -21,7 +21,7 @@
 //
 // What it does (FieldManager.Update → managedFieldsUpdater → Updater.Update):
 //  - starts from the managedFields the client sent, or else the live ones
-//    (always the live ones for a subresource);
+//    (always the live ones for a subresource); `[]` or `[{}]` clears them;
 //  - compares the live and new objects field by field; the fields this
 //    write added or changed go to the writer's entry (merged with its
 //    previous fields); other managers lose the fields this write changed or
@@ -159,7 +159,12 @@ export interface UpdateManagedFieldsOptions {
 /** The managedFields the updated object should carry after a non-apply write. */
 export function updateManagedFields(o: UpdateManagedFieldsOptions): ManagedFieldsEntry[] | undefined {
   let managed: Managed | undefined;
-  if (!o.subresource && (o.updated.metadata?.managedFields?.length ?? 0) > 0) managed = tryDecode(o.updated.metadata.managedFields);
+  const sent = o.updated.metadata?.managedFields;
+  if (!o.subresource) {
+    if (isResetManagedFields(sent)) managed = new Map();
+    else if ((sent?.length ?? 0) > 0) managed = tryDecode(sent);
+    if (managed && managed.size === 0 && !isResetManagedFields(sent)) managed = undefined;
+  }
   if (!managed) managed = tryDecode(o.live?.metadata?.managedFields) ?? new Map();
 
   const t = rootType(o.message);
@@ -230,6 +235,13 @@ function capUpdateManagers(managed: Managed): void {
     managed.delete(id);
     length--;
   }
+}
+
+/** `managedFields: []` or `[{}]` in a write asks to clear them (isResetManagedFields). */
+export function isResetManagedFields(entries: ManagedFieldsEntry[] | undefined): boolean {
+  if (!Array.isArray(entries)) return false;
+  if (entries.length === 0) return true;
+  return entries.length === 1 && isObject(entries[0]) && Object.keys(entries[0]).length === 0;
 }
 
 function tryDecode(entries: ManagedFieldsEntry[] | undefined): Managed | undefined {

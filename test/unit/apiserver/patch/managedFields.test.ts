@@ -76,6 +76,19 @@ describe('updateManagedFields', () => {
     expect(update(live, next, 'kubectl-edit', { subresource: 'status' })!.map((e) => e.manager)).toEqual(['kubectl-create']);
   });
 
+  it('managedFields: [] or [{}] in a write clears them; only this write’s changes remain', () => {
+    for (const reset of [[], [{}]]) {
+      const live = stored();
+      const next = structuredClone(live);
+      next.metadata.managedFields = reset;
+      expect(update(live, next, 'kubectl-edit')).toBeUndefined();
+      next.spec.replicas = 4;
+      expect(update(live, next, 'kubectl-edit')).toEqual([
+        { manager: 'kubectl-edit', operation: 'Update', apiVersion: 'apps/v1', time: '2026-11-30T11:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
+      ]);
+    }
+  });
+
   it('ignored paths (reset fields) are never owned', () => {
     const live = stored();
     const next = structuredClone(live);
