@@ -90,3 +90,20 @@ it('watches of the etcd store and the cache survive kill -9 of their member: eve
   cached.watcher.stop();
   await cache.close();
 });
+
+it('an endpoint that is down from the start is skipped for calls and watches', async () => {
+  // 28099: inside this suite's port range, never listened on.
+  const client = new EtcdClient({ endpoints: ['127.0.0.1:28099', ...tc.endpoints.slice(1)], callTimeoutMs: 3000 });
+  clients.push(client);
+  const store = new EtcdStore({ client, codec });
+  const rev = await store.currentRevision();
+  expect(rev).toBeGreaterThan(0n);
+  expect(client.currentEndpoint().target).not.toBe('127.0.0.1:28099');
+  const fresh = new EtcdClient({ endpoints: ['127.0.0.1:28099', ...tc.endpoints.slice(1)] });
+  clients.push(fresh);
+  const r = record(new EtcdStore({ client: fresh, codec }), '/registry/deadfirst/', { resourceVersion: '0' });
+  const created = await store.create('/registry/deadfirst/default/a', cm('a'));
+  await r.waitFor(1, 10_000);
+  expect(r.lines()).toEqual([`ADDED a ${created.metadata.resourceVersion}`]);
+  r.watcher.stop();
+});
