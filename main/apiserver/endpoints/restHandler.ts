@@ -37,6 +37,8 @@ export async function serveResource(ctx: RequestContext, lookup: ScopeLookup): P
   if (!def.namespaced && info.namespace && !(info.resource === 'namespaces')) throw routeNotFound();
   const isCollectionVerb = info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection' || (info.verb === 'create' && info.parts.length === 1);
   if (def.namespaced && !info.namespace && !(info.verb === 'list' || info.verb === 'watch')) throw routeNotFound();
+  const itemVerb = info.verb === 'get' || info.verb === 'update' || info.verb === 'patch' || info.verb === 'delete';
+  if (itemVerb && info.parts.length < 2) throw methodNotAllowedRoute();
   if (info.subresource) {
     const sub = def.subresources.find((s) => s.name === info.subresource);
     if (!sub) throw routeNotFound();
