@@ -21,6 +21,10 @@
 // Errors:
 //  - 400 "Incorrect version specified in apply patch. Specified patch version: X, expected: Y";
 //  - 400 "metadata.managedFields must be nil";
+//  - 500 (no reason, as kube: not a Status there) "failed to create typed patch object
+//    (default/nginx; apps/v1, Kind=Deployment): .spec.template.spec.containers: element 0:
+//    associative list with keys has an element that omits key field "name" (and doesn't
+//    have default value)", or "...: duplicate entries for key [name="x"]";
 //  - 409 Conflict (NewApplyConflict): "Apply failed with 1 conflict: conflict with
 //    \"kubectl-client-side-apply\" using apps/v1: .spec.replicas", details.causes
 //    [{reason: "FieldManagerConflict", message: "conflict with ...", field: ".spec.replicas"}].
@@ -36,7 +40,7 @@ import { failure, type StatusCause, type StatusError } from '../api/status';
 import { FieldSet, pathString, type FieldPath } from './fieldSet';
 import { clone, deepEqual, goJsonKind, isObject, type JsonObject, type JsonValue } from './jsonValue';
 import { decodeManagedFields, encodeManagedFields, ignoredSet, managerIdentifier, rfc3339, stripMeta, withoutManagedFields, type Managed } from './managedFields';
-import { compareValues, fieldsOf, mergeValues, normalizeTyped, removeItems, rootType } from './typedValue';
+import { compareValues, fieldsOf, listItemErrors, mergeValues, normalizeTyped, removeItems, rootType } from './typedValue';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -87,6 +91,16 @@ export function apply(o: ApplyOptions): ApplyResult {
   }
 
   const t = rootType(o.message);
+  const itemErrors = listItemErrors(o.applied, t);
+  if (itemErrors.length > 0) {
+    // Not a Status in kube either: the handler answers 500 with the text.
+    const meta = isObject(o.applied.metadata) ? o.applied.metadata : {};
+    const nn = `${typeof meta.namespace === 'string' ? meta.namespace : ''}/${typeof meta.name === 'string' ? meta.name : ''}`;
+    const kind = typeof o.applied.kind === 'string' ? o.applied.kind : '';
+    const gvk = `${o.apiVersion.includes('/') ? o.apiVersion : `/${o.apiVersion}`}, Kind=${kind}`;
+    const detail = itemErrors.length === 1 ? itemErrors[0] : `errors:\n${itemErrors.map((e) => `  ${e}`).join('\n')}`;
+    throw failure(500, '', `failed to create typed patch object (${nn}; ${gvk}): ${detail}`);
+  }
   const ignored = ignoredSet(o.ignoredPaths);
   let managed: Managed;
   try {

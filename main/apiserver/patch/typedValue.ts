@@ -11,7 +11,7 @@
 // which are leaves. Fields we have no metadata for are granular structs if
 // they hold an object and leaves otherwise.
 
-import { fieldElement, FieldSet, keyElement, valueElement, type FieldPath, type PathElement } from './fieldSet';
+import { fieldElement, FieldSet, keyElement, pathString, valueElement, type FieldPath, type PathElement } from './fieldSet';
 import { clone, deepEqual, isObject, type JsonObject, type JsonValue } from './jsonValue';
 import { fieldMeta, messageFields, type FieldMeta } from './patchMeta';
 import { schemaField, schemaFields, zeroJson, type SchemaField } from './schemaTypes';
@@ -96,6 +96,57 @@ function isLeaf(t: TypeRef, v: JsonValue | undefined): boolean {
 
 function isEmptyish(v: JsonValue | undefined): boolean {
   return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+}
+
+// ---- validation of an applied config -----------------------------------------------
+
+/**
+ * The list-item errors SMD's validating walk reports for an object that must
+ * not hold duplicates (an applied config), each as `<path>: <message>`:
+ * missing list-map keys, null or non-map items, duplicate keys.
+ */
+export function listItemErrors(value: JsonValue, t: TypeRef): string[] {
+  const errs: string[] = [];
+  const walk = (v: JsonValue, ty: TypeRef, path: FieldPath) => {
+    if (isLeaf(ty, v) || v === null) return;
+    if (ty.kind === 'list') {
+      const kind = associative(ty);
+      const seen = new Set<PathElement>();
+      const at = pathString(path);
+      for (const [i, item] of (v as JsonValue[]).entries()) {
+        const bad = itemError(ty, kind!, item);
+        if (bad) {
+          errs.push(`${at}: element ${i}: ${bad}`);
+          return;
+        }
+        const pe = listItemElement(ty, item);
+        if (seen.has(pe)) errs.push(`${at}: duplicate entries for key ${pathString([pe])}`);
+        seen.add(pe);
+        walk(item, elementType(ty, item), [...path, pe]);
+      }
+      return;
+    }
+    for (const k of Object.keys(v as JsonObject).sort()) {
+      const x = (v as JsonObject)[k];
+      walk(x, childType(ty, k, x), [...path, fieldElement(k)]);
+    }
+  };
+  walk(value, t, []);
+  return errs;
+}
+
+function itemError(t: TypeRef & { kind: 'list' }, kind: 'map' | 'set', item: JsonValue): string | undefined {
+  if (kind === 'set') {
+    if (isObject(item)) return "associative list without keys has an element that's a map type";
+    if (Array.isArray(item)) return "associative list without keys has an element that's a list type";
+    return undefined;
+  }
+  if (item === null) return 'associative list with keys may not have a null element';
+  if (!isObject(item)) return 'associative list with keys may not have non-map elements';
+  for (const k of t.meta?.listMapKeys ?? []) {
+    if (item[k] === undefined && KEY_DEFAULTS[k] === undefined) return `associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`;
+  }
+  return undefined;
 }
 
 // ---- ToFieldSet --------------------------------------------------------------

@@ -202,6 +202,34 @@ describe('apply: bad requests', () => {
   }
 });
 
+describe('apply: invalid list items (500, as kube)', () => {
+  const cases: { name: string; containers: unknown[]; message: string }[] = [
+    {
+      name: 'a container without a name',
+      containers: [{ image: 'nginx' }],
+      message:
+        'failed to create typed patch object (default/nginx; apps/v1, Kind=Deployment): .spec.template.spec.containers: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)',
+    },
+    {
+      name: 'duplicate env and ports',
+      containers: [{ name: 'c', env: [{ name: 'FOO', value: 'x' }, { name: 'FOO', value: 'y' }], ports: [{ containerPort: 93 }, { containerPort: 93, protocol: 'TCP' }] }],
+      message:
+        'failed to create typed patch object (default/nginx; apps/v1, Kind=Deployment): errors:\n  .spec.template.spec.containers[name="c"].env: duplicate entries for key [name="FOO"]\n  .spec.template.spec.containers[name="c"].ports: duplicate entries for key [containerPort=93,protocol="TCP"]',
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const applied = manifest({}, c.containers);
+      applied.metadata.namespace = 'default';
+      const err = conflictOf(() => ssa(undefined, applied));
+      expect(err.status).toMatchObject({ code: 500, reason: '', message: c.message });
+    });
+  }
+  it('a missing protocol is defaulted, not an error', () => {
+    expect(() => ssa(undefined, manifest({}, [{ name: 'c', ports: [{ containerPort: 80 }] }]))).not.toThrow();
+  });
+});
+
 describe('parseApplyBody', () => {
   it('reads YAML and JSON', () => {
     expect(parseApplyBody('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: "1"\n')).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: '1' } });
