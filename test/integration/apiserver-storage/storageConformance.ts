@@ -215,7 +215,7 @@ export const cases: Case[] = [
     name: 'list Exact reads the past; NotOlderThan beyond now is TooLarge; the list RV is the current revision',
     async run({ storage, other, prefix }) {
       const a = await other.create(`${prefix}a`, cm('a'));
-      await other.create(`${prefix}b`, cm('b'));
+      const b = await other.create(`${prefix}b`, cm('b'));
       const past = await storage.getList(prefix, { resourceVersion: a.metadata.resourceVersion, resourceVersionMatch: 'Exact' });
       expect(names(past.items)).toEqual(['a']);
       expect(past.resourceVersion).toBe(a.metadata.resourceVersion);
@@ -223,7 +223,8 @@ export const cases: Case[] = [
       expect(names(legacyExact.items)).toEqual(['a']);
       const now = await storage.getList(prefix);
       expect(now.resourceVersion).toBe((await other.currentRevision()).toString());
-      const notOlder = await storage.getList(prefix, { resourceVersion: a.metadata.resourceVersion, resourceVersionMatch: 'NotOlderThan' });
+      // Not older than b: b must be there (not older than a could be served before b arrived).
+      const notOlder = await storage.getList(prefix, { resourceVersion: b.metadata.resourceVersion, resourceVersionMatch: 'NotOlderThan' });
       expect(names(notOlder.items)).toEqual(['a', 'b']);
       const cur = await other.currentRevision();
       const e = await storageErr(storage.getList(prefix, { resourceVersion: String(cur + 100n), resourceVersionMatch: 'NotOlderThan' }));
