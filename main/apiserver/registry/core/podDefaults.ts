@@ -54,13 +54,6 @@ export function defaultContainer(c: Rec, hostNetwork: boolean): void {
     const ref = recOpt(recOpt(e, 'valueFrom'), 'fieldRef');
     if (ref) setDefault(ref, 'apiVersion', 'v1');
   }
-  // Requests default to limits where only limits are given (SetDefaults_Pod).
-  const res = recOpt(c, 'resources');
-  const limits = recOpt(res, 'limits');
-  if (res && limits && Object.keys(limits).length) {
-    const requests = rec(res, 'requests');
-    for (const [k, v] of Object.entries(limits)) if (requests[k] === undefined) requests[k] = v;
-  }
   defaultProbe(recOpt(c, 'livenessProbe'));
   defaultProbe(recOpt(c, 'readinessProbe'));
   defaultProbe(recOpt(c, 'startupProbe'));
@@ -106,6 +99,14 @@ export function defaultPodSpec(spec: Rec): void {
 export function defaultPod(pod: Rec): void {
   const spec = rec(pod, 'spec');
   defaultPodSpec(spec);
+  // Requests default to limits where only limits are given — on pods only, never on templates.
+  for (const c of [...arr(spec, 'containers'), ...arr(spec, 'initContainers')]) {
+    const res = recOpt(c, 'resources');
+    const limits = recOpt(res, 'limits');
+    if (!res || !limits) continue;
+    const requests = rec(res, 'requests');
+    for (const [k, v] of Object.entries(limits)) if (requests[k] === undefined) requests[k] = v;
+  }
   if (spec.enableServiceLinks === undefined) spec.enableServiceLinks = true;
 }
 

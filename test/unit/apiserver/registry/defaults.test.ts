@@ -89,6 +89,22 @@ describe('pod defaults and create', () => {
   });
 });
 
+describe('requests from limits', () => {
+  const limited = () => [{ name: 'c', image: 'i:1', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m' } } }];
+  it('on pods', () => {
+    const p: KObject = { metadata: { name: 'p' }, spec: { containers: limited(), initContainers: limited() } };
+    pods.strategy.defaults(p);
+    const spec = p.spec as { containers: { resources: unknown }[]; initContainers: { resources: unknown }[] };
+    expect(spec.containers[0].resources).toEqual({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m', memory: '1Gi' } });
+    expect(spec.initContainers[0].resources).toEqual({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m', memory: '1Gi' } });
+  });
+  it('not on templates', () => {
+    const d: KObject = { metadata: { name: 'd' }, spec: { template: { spec: { containers: limited() } } } };
+    deployments.strategy.defaults(d);
+    expect((d.spec as any).template.spec.containers[0].resources).toEqual({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m' } });
+  });
+});
+
 describe('service defaults', () => {
   it('ClusterIP service with a port', async () => {
     const s: KObject = { metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } };
