@@ -170,6 +170,17 @@ describe('console services on an embedded control plane', () => {
     expect(await h().logComponents()).toContain('apiserver');
   });
 
+  it('opens a terminal where etcdctl and kubectl reach the cluster with no flags', async () => {
+    const t = await h().openTerminal({ cols: 200, rows: 40 });
+    expect(t.missingTools).toEqual([]);
+    await h().terminalInput({ id: t.id, data: 'etcdctl endpoint health 2>&1; kubectl get ns default -o name; exit\r' });
+    const exit = await until('terminal exit', () => sink.of('terminalExit').find((e) => e.id === t.id), 60_000);
+    const out = sink.of('terminalData').filter((d) => d.id === t.id).map((d) => d.data).join('');
+    expect(exit.code).toBe(0);
+    for (const m of svc.supervisor.layout) expect(out).toMatch(new RegExp(`${m.clientUrl.replace(/\./g, '\\.')} is healthy: successfully committed proposal`));
+    expect(out).toContain('namespace/default');
+  }, 90_000);
+
   it('restarts the API server through componentAction', async () => {
     const before = svc.supervisor.process('apiserver').pid!;
     const r = await h().componentAction({ component: 'apiserver', action: 'restart' });
