@@ -150,6 +150,15 @@ const cases: Case[] = [
     })(),
   },
   {
+    name: 'kubectl apply: a volume switches source ($retainKeys inside a merge-list element)',
+    live: deployment([nginx(), sidecar()], { volumes: [{ name: 'v', emptyDir: {} }, { name: 'w', secret: { secretName: 's' } }] }),
+    patch: tpl({
+      '$setElementOrder/volumes': [{ name: 'v' }, { name: 'w' }],
+      volumes: [{ $retainKeys: ['configMap', 'name'], configMap: { name: 'cm' }, name: 'v' }],
+    }),
+    want: deployment([nginx(), sidecar()], { volumes: [{ name: 'v', configMap: { name: 'cm' } }, { name: 'w', secret: { secretName: 's' } }] }),
+  },
+  {
     name: '$patch: replace on a map',
     live: deployment(),
     patch: { metadata: { labels: { $patch: 'replace', only: 'me' } } },
