@@ -85,6 +85,13 @@ const podPhases = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'];
 
 const podStatusStrategy = statusStrategy(podStrategy, {
   keepMeta: ['ownerReferences'],
+  prepare(obj, old) {
+    // The QoS class is fixed at creation; old kubelets dropped it, so it is backfilled.
+    const status = rec(obj as Rec, 'status');
+    if (!status.qosClass && isRec(old.status) && old.status.qosClass) status.qosClass = old.status.qosClass;
+    delete obj.metadata.deletionTimestamp;
+    if (old.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = old.metadata.deletionTimestamp;
+  },
   validateStatus(obj) {
     const errs: ErrorList = [];
     const phase = isRec(obj.status) ? str(obj.status, 'phase') : '';

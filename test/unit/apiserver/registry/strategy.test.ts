@@ -126,6 +126,10 @@ describe('pods/binding', () => {
     await pods.statusStrategy!.prepareForUpdate(upd, old, testContext());
     expect(upd.spec).toEqual(old.spec);
     expect(upd.status).toEqual({ phase: 'Running' });
+    const withQos = { ...old, status: { phase: 'Pending', qosClass: 'BestEffort' } };
+    const dropped = { ...clone(withQos), status: { phase: 'Running' } };
+    await pods.statusStrategy!.prepareForUpdate(dropped, withQos, testContext());
+    expect(dropped.status).toEqual({ phase: 'Running', qosClass: 'BestEffort' });
   });
 });
 
