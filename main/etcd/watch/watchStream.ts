@@ -17,6 +17,8 @@ import type { WatchFilters, Watcher, WatchSink } from './watcherGroup';
 export const AUTO_WATCH_ID = 0;
 export const ERR_WATCHER_DUPLICATE_ID = 'mvcc: duplicate watch ID provided on the WatchStream';
 export const ERR_EMPTY_WATCHER_RANGE = 'mvcc: watcher range is empty';
+/** How often a deferred progress request checks whether every watcher caught up. */
+const PROGRESS_RETRY_MS = 10;
 
 /** etcdserverpb.WatchCreateRequest, decoded. */
 export interface WatchCreate {
@@ -69,6 +71,8 @@ export class WatchStream implements WatchSink {
   private readonly entries = new Map<number, Entry>();
   private nextId = 0;
   private ticker: NodeJS.Timeout | undefined;
+  private progressRequested = false;
+  private progressRetry: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -121,11 +125,33 @@ export class WatchStream implements WatchSink {
   }
 
   /**
-   * WatchProgressRequest (etcd 3.4): one empty reply with watch_id -1 and the
-   * current revision, which clientv3 broadcasts to every watcher.
+   * WatchProgressRequest: one empty reply with watch_id -1 and the current
+   * revision, which clientv3 broadcasts to every watcher. As etcd does since
+   * 3.4.31/3.5.13, the reply waits until every watcher on this stream is
+   * synced: a reply while one is still replaying history would claim a
+   * revision its events have not reached (the API server's consistent reads
+   * from cache depend on this).
    */
   requestProgress(): void {
-    this.opts.send({ watchId: -1, revision: this.store.currentRevision, events: [] });
+    this.progressRequested = true;
+    this.answerProgressRequest();
+  }
+
+  private answerProgressRequest(): void {
+    if (!this.progressRequested || this.closed) return;
+    const allSynced = [...this.entries.values()].every((e) => this.store.isSynced(e.w));
+    if (allSynced && this.ready()) {
+      this.progressRequested = false;
+      clearTimeout(this.progressRetry);
+      this.progressRetry = undefined;
+      this.opts.send({ watchId: -1, revision: this.store.currentRevision, events: [] });
+      return;
+    }
+    // Catch-up runs on the store's schedule; look again shortly.
+    this.progressRetry ??= setTimeout(() => {
+      this.progressRetry = undefined;
+      this.answerProgressRequest();
+    }, PROGRESS_RETRY_MS);
   }
 
   /** The transport drained: replay what the watchers missed while it was full. */
@@ -139,6 +165,8 @@ export class WatchStream implements WatchSink {
     this.store.stats.streams--;
     clearInterval(this.ticker);
     this.ticker = undefined;
+    clearTimeout(this.progressRetry);
+    this.progressRetry = undefined;
     for (const e of this.entries.values()) this.store.cancel(e.w);
     this.entries.clear();
   }

@@ -237,6 +237,23 @@ describe('watch stream', () => {
     expect(h.lines()).toEqual(['w-1 @2']);
   });
 
+  it('holds a progress request until every watcher on the stream has caught up (etcd 3.4.31)', async () => {
+    const h = harness();
+    h.writable.value = false; // the watcher cannot catch up while the transport is full
+    for (let i = 1; i <= 3; i++) put(h.store, 'a', String(i)); // 2..4
+    h.stream.create(create('a', { startRevision: 2 }));
+    h.stream.requestProgress();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(h.lines()).toEqual(['w0 @4 created']); // unsynced: no progress claim yet
+    h.writable.value = true;
+    h.stream.resume();
+    await settle(h);
+    await new Promise((r) => setTimeout(r, 30));
+    // The events up to 4 first, then the progress reply at 4, never before them.
+    expect(h.lines()).toEqual(['w0 @4 created', 'w0 @4 PUT a=1 | PUT a=2 | PUT a=3', 'w-1 @4']);
+    h.stream.close();
+  });
+
   it('sends periodic progress only to synced progress_notify watchers that saw no events', () => {
     vi.useFakeTimers();
     const h = harness({ progressIntervalMs: 1000 });
