@@ -10,7 +10,9 @@ test('overview: health line, topology with one leader, processes; keyboard navig
   for (const m of ['m1', 'm2', 'm3']) await expect(topo.locator(`[data-node="${m}"]`)).toHaveAttribute('data-state', 'healthy');
   await expect(topo.getByText('★ leader')).toHaveCount(1);
   const rows = page.getByTestId('components-table').locator('tbody tr');
-  await expect(rows.filter({ hasText: 'running' })).toHaveCount(3);
+  await expect(rows.filter({ hasText: 'etcd' }).filter({ hasText: 'running' })).toHaveCount(3);
+  // Every supervised process (members, and the API server once the control plane runs one) is running.
+  await expect(rows.filter({ hasNotText: 'running' })).toHaveCount(0);
   await snap(page, testInfo, 'overview');
 
   // Keyboard: "g m" goes to Members, "1" back to Overview, "?" opens the help.

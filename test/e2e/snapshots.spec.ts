@@ -26,7 +26,7 @@ test('snapshots: take one with progress, verify it, restore it — the data is b
 
   const clusterBefore = await page.getByTestId('health-line').innerText();
   await row.locator('[data-action="restore"]').click();
-  await page.getByRole('button', { name: 'Restore', exact: true }).click();
+  await page.locator('.n-dialog').getByRole('button', { name: 'Restore', exact: true }).click();
   const done = page.getByTestId('restore-done');
   await expect(done).toBeVisible({ timeout: 180_000 });
   await expect(page.getByTestId('restore-cluster-id')).toHaveText(/^[0-9a-f]{1,16}$/);

@@ -26,6 +26,8 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
   const busy = ref<Record<string, 'verify' | 'delete' | 'restore'>>({});
   const restoreSteps = shallowRef<RestoreProgress[]>([]);
   const restoring = ref<string | null>(null);
+  /** The snapshot of the latest restore (kept after it finishes, for the result line). */
+  const restoredFrom = ref<string | null>(null);
   const restoreError = ref('');
   let unsubscribe: (() => void)[] = [];
 
@@ -141,6 +143,7 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
     restoreSteps.value = [];
     restoreError.value = '';
     restoring.value = name;
+    restoredFrom.value = name;
     try {
       const { started } = await useBridge().restoreSnapshot({ name });
       if (!started) {
@@ -154,7 +157,7 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
   }
 
   return {
-    snapshots, loaded, loading, error, job, takeError, percent, busy, restoreSteps, restoring, restoreError, restoreDone, restoreFailed,
+    snapshots, loaded, loading, error, job, takeError, percent, busy, restoreSteps, restoring, restoredFrom, restoreError, restoreDone, restoreFailed,
     refresh, connect, disconnect, take, cancel, verify, remove, restore, onProgress, onRestore,
   };
 });

@@ -200,6 +200,7 @@ describe('snapshots store', () => {
     s.connect();
     await s.restore('a.db');
     expect(s.restoring).toBe('a.db');
+    expect(s.restoredFrom).toBe('a.db');
     f.emit('restoreProgress', { step: 'stop members', state: 'running' });
     f.emit('restoreProgress', { step: 'stop members', state: 'done' });
     f.emit('restoreProgress', { step: 'restart', state: 'done', clusterId: 'cdf818194e3a8c32', keys: 7 });
