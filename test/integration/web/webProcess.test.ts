@@ -5,11 +5,11 @@
 // 127.0.0.1 only; SIGTERM stops it and its members.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { CLI_JS } from '../harness/cluster';
@@ -67,9 +67,17 @@ function upgrade(path: string): Promise<WebSocket | number> {
   });
 }
 
+// A private copy of the build: out/ is shared, and a rebuild during the run
+// would rename the chunks the host loads lazily. Under test-results/ (ignored
+// by git) so node_modules still resolves from the repository root.
+const appDir = resolve(CLI_JS, '../../../test-results/web-process-28460');
+const cli = join(appDir, 'out', 'main', 'cli.js');
+
 beforeAll(async () => {
   if (!existsSync(CLI_JS)) throw new Error(`${CLI_JS} is missing: run \`npm run build\` first`);
-  proc = spawn(process.execPath, [CLI_JS, 'web', '--data-dir', dataDir, '--port', String(PORT), '--port-base', String(PORT_BASE), '--no-open'], {
+  rmSync(appDir, { recursive: true, force: true });
+  cpSync(resolve(CLI_JS, '../..'), join(appDir, 'out'), { recursive: true });
+  proc = spawn(process.execPath, [cli, 'web', '--data-dir', dataDir, '--port', String(PORT), '--port-base', String(PORT_BASE), '--no-open'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, DISPLAY: '', WAYLAND_DISPLAY: '' },
   });
@@ -77,7 +85,9 @@ beforeAll(async () => {
   proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const printed = await waitFor('the console URL', () => /console at (\S+)/.exec(output)?.[1]);
   url = new URL(printed);
-  asset = readdirSync(join(CLI_JS, '../../renderer/assets')).find((f) => f.endsWith('.js'))!;
+  // The entry script index.html loads (other chunks are loaded lazily by route).
+  const index = readFileSync(join(appDir, 'out', 'renderer', 'index.html'), 'utf8');
+  asset = /<script[^>]+src="\.\/assets\/([^"]+\.js)"/.exec(index)![1]!;
 });
 
 /** The host's direct children: the members it started. */
@@ -100,6 +110,7 @@ afterAll(async () => {
     for (const pid of members) if (alive(pid)) process.kill(pid, 'SIGKILL');
   }
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(appDir, { recursive: true, force: true });
 }, 30_000);
 
 describe('pilothouse web', () => {
