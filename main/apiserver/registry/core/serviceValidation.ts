@@ -32,6 +32,7 @@ function validatePorts(spec: Rec): ErrorList {
   if (ports.length === 0 && !isHeadless(spec) && type !== 'ExternalName') errs.push(required('spec.ports'));
   const names = new Set<string>();
   const keys = new Set<string>();
+  const nodePorts = new Set<string>();
   ports.forEach((p, i) => {
     const pp = `spec.ports[${i}]`;
     const name = str(p, 'name');
@@ -54,6 +55,11 @@ function validatePorts(spec: Rec): ErrorList {
       if (!needsNodePorts(spec)) errs.push(forbidden(`${pp}.nodePort`, `may not be used when \`type\` is '${type}'`));
       else for (const m of isValidPortNum(nodePort)) errs.push(invalid(`${pp}.nodePort`, nodePort, m));
     }
+    if (nodePort !== 0) {
+      const npKey = `${nodePort}/${proto}`;
+      if (nodePorts.has(npKey)) errs.push(duplicate(`${pp}.nodePort`, nodePort));
+      nodePorts.add(npKey);
+    }
     const key = `${port}/${proto}`;
     if (keys.has(key)) errs.push(duplicate(pp, goServicePortKey(p)));
     keys.add(key);
@@ -61,24 +67,33 @@ function validatePorts(spec: Rec): ErrorList {
   return errs;
 }
 
+const goStrings = (xs: string[]) => new GoLiteral(`[]string{${xs.map((i) => JSON.stringify(i)).join(', ')}}`);
+
+/** The headless/type rules of validateService plus ValidateServiceClusterIPsRelatedFields. */
 function validateClusterIPs(spec: Rec): ErrorList {
   const errs: ErrorList = [];
   const type = str(spec, 'type');
   const ips = clusterIPsOf(spec);
   const primary = str(spec, 'clusterIP');
   if (type === 'ExternalName') {
-    if (primary) errs.push(forbidden('spec.clusterIP', 'may not be set for ExternalName services'));
+    if (ips.length) errs.push(forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
+    if (Array.isArray(spec.ipFamilies) && spec.ipFamilies.length) errs.push(forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
+    if (spec.ipFamilyPolicy !== undefined) errs.push(forbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
     return errs;
   }
-  if (ips.length > 0 && primary && ips[0] !== primary) errs.push(invalid('spec.clusterIPs', new GoLiteral(`[]string{${ips.map((i) => JSON.stringify(i)).join(', ')}}`), 'first value must match `clusterIP`'));
+  if (isHeadless(spec) && (type === 'LoadBalancer' || type === 'NodePort')) errs.push(invalid('spec.clusterIPs[0]', ips[0] ?? 'None', `may not be set to 'None' for ${type} services`));
+  if (primary) {
+    if (ips.length === 0) errs.push(required('spec.clusterIPs'));
+    else if (ips[0] !== primary) errs.push(invalid('spec.clusterIPs', goStrings(ips), 'first value must match `clusterIP`'));
+  } else if (ips.length) {
+    errs.push(invalid('spec.clusterIPs', goStrings(ips), 'must be empty when `clusterIP` is not specified'));
+  }
   ips.forEach((ip, i) => {
-    const path = `spec.clusterIPs[${i}]`;
-    if (ip === 'None') {
-      if (i > 0) errs.push(invalid(path, ip, "may only be set to 'None' for the first value"));
-      else if (type !== 'ClusterIP') errs.push(invalid(path, ip, `may not be set to 'None' for ${type} services`));
+    if (i === 0 && ip === 'None') {
+      if (ips.length > 1) errs.push(invalid('spec.clusterIPs', goStrings(ips), "'None' must be the first and only value"));
       return;
     }
-    if (parseIPv4(ip) === undefined) errs.push(invalid(path, ip, validIPMessage));
+    if (parseIPv4(ip) === undefined) errs.push(invalid(`spec.clusterIPs[${i}]`, ip, validIPMessage));
   });
   return errs;
 }
@@ -91,10 +106,12 @@ export function validateService(svc: KObject): ErrorList {
   const affinity = str(spec, 'sessionAffinity');
   if (!['ClientIP', 'None'].includes(affinity)) errs.push(affinity ? notSupported('spec.sessionAffinity', affinity, ['ClientIP', 'None']) : required('spec.sessionAffinity'));
   if (type === 'ExternalName') {
-    const name = str(spec, 'externalName');
-    if (!name) errs.push(required('spec.externalName'));
-    else for (const m of isDNS1123Subdomain(name.replace(/\.$/, ''))) errs.push(invalid('spec.externalName', name, m));
+    // The CNAME may end in a dot to mark it fully qualified.
+    const cname = str(spec, 'externalName').replace(/\.$/, '');
+    if (!cname) errs.push(required('spec.externalName'));
+    else for (const m of isDNS1123Subdomain(cname)) errs.push(invalid('spec.externalName', cname, m));
   }
+  if (str(spec, 'sessionAffinity') === 'None' && spec.sessionAffinityConfig !== undefined) errs.push(forbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'));
   errs.push(...validatePorts(spec));
   errs.push(...validateClusterIPs(spec));
   if (isRec(spec.selector)) errs.push(...validateLabels(spec.selector as Record<string, string>, 'spec.selector'));
