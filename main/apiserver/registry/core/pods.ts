@@ -54,13 +54,16 @@ const podMain = simpleStrategy({
   nameFn: nameIsDNSSubdomain,
   hasStatus: true,
   defaults: (obj) => defaultPod(obj as Rec),
-  prepareForCreate(obj, ctx) {
+  prepareForCreate(obj) {
     const spec = rec(obj as Rec, 'spec');
     // What the Priority admission plugin writes for pods without a priority class.
     if (spec.priority === undefined && !str(spec, 'priorityClassName')) spec.priority = 0;
     if (spec.preemptionPolicy === undefined) spec.preemptionPolicy = 'PreemptLowerPriority';
     const status: Rec = { phase: 'Pending', qosClass: podQOS(spec) };
-    if (arr(spec, 'schedulingGates').length) setPodCondition(status, { type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }, ctx.now());
+    // applySchedulingGatedCondition: appended as is, so both times are zero (null).
+    if (arr(spec, 'schedulingGates').length) {
+      status.conditions = [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: null, reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }];
+    }
     obj.status = status;
   },
   validate: (obj) => validatePodSpec(isRec(obj.spec) ? obj.spec : undefined, 'spec'),

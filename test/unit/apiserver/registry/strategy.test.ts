@@ -118,6 +118,17 @@ describe('pods/binding', () => {
     expect(() => checkBindingName('other', binding('n'))).toThrow('name in URL does not match name in Binding object');
   });
 
+  it('scheduling gates: SchedulingGated condition on create, binding refused', async () => {
+    const pod = pending();
+    (pod.spec as Record<string, unknown>).schedulingGates = [{ name: 'wait' }];
+    pods.strategy.defaults(pod);
+    await pods.strategy.prepareForCreate(pod, testContext());
+    expect((pod.status as { conditions: unknown[] }).conditions).toEqual([
+      { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: null, reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' },
+    ]);
+    expect(() => pods.binding!.bind(pod, binding('n1'))).toThrow('pod web-1 has non-empty .spec.schedulingGates');
+  });
+
   it('pod status update cannot touch spec', async () => {
     const old = pending();
     const upd = clone(old);
