@@ -73,7 +73,7 @@ export async function deleteObject(ctx: RequestContext, scope: ResourceScope): P
   else writeOutput(ctx, scope, { kind: 'object', serialization: output.serialization }, 200, [r.status as unknown as KObject], {}, false);
 }
 
-export type DeleteResult = { kind: 'object'; object: KObject; code: number } | { kind: 'status'; status: ReturnType<typeof successStatus> };
+export type DeleteResult = { kind: 'object'; object: KObject; code: number } | { kind: 'status'; status: ReturnType<typeof deletedStatus> };
 
 export async function deleteOne(ctx: RequestContext, scope: ResourceScope, name: string, opts: DeleteOptions): Promise<DeleteResult> {
   const { def, qr } = scope;
@@ -109,8 +109,10 @@ export async function deleteOne(ctx: RequestContext, scope: ResourceScope, name:
   return { kind: 'status', status: deletedStatus(scope, gone) };
 }
 
+/** Store.finalizeDelete's answer: Status Success with the details and no code (kube leaves Code unset here). */
 function deletedStatus(scope: ResourceScope, obj: KObject) {
-  return successStatus({ name: obj.metadata.name, group: scope.def.group || undefined, kind: scope.def.resource, uid: obj.metadata.uid });
+  const { code: _code, ...status } = successStatus({ name: obj.metadata.name, group: scope.def.group || undefined, kind: scope.def.resource, uid: obj.metadata.uid });
+  return status;
 }
 
 /** rest.BeforeDelete's early precondition checks, with its messages (the resource named by its Kind). */

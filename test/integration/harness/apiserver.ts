@@ -23,7 +23,7 @@ export const PORTS_APISERVER = {
   errors: 28120,
   watch: 28140,
   up: 28160,
-  storageMedia: 28180,
+  rest: 28180,
 } as const;
 
 export interface TestApiServer {
@@ -133,7 +133,7 @@ export function apiRequest(
         method,
         ca: readFileSync(pki.ca.cert),
         ...(anonymous ? {} : { cert: readFileSync(pki.admin.cert), key: readFileSync(pki.admin.key) }),
-        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } : {}), ...headers },
         timeout: 15_000,
       },
       (res) => {
