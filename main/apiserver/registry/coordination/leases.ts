@@ -33,7 +33,8 @@ export const leases: ResourceDef = {
   storagePrefix: 'leases',
   protoType: 'k8s.io.api.coordination.v1.Lease',
   subresources: [],
-  strategy: simpleStrategy({ namespaced: true, nameFn: nameIsDNSSubdomain, validate: validateLease }),
+  // PUT may create a lease (kube's leaseStrategy.AllowCreateOnUpdate), as node heartbeats and leader election rely on.
+  strategy: simpleStrategy({ namespaced: true, nameFn: nameIsDNSSubdomain, validate: validateLease, allowCreateOnUpdate: true }),
   table: leaseTable,
   selectableFields: (obj) => metaFields(obj, true),
 };

@@ -170,6 +170,11 @@ describe('registry index', () => {
     expect(allResources().filter((r) => r.categories.includes('all')).map((r) => r.resource).sort()).toEqual(['deployments', 'pods', 'replicasets', 'services']);
   });
 
+  it('PUT creates only where kube allows it', () => {
+    const creators = allResources().filter((r) => r.strategy.allowCreateOnUpdate).map((r) => r.resource).sort();
+    expect(creators).toEqual(['endpoints', 'events', 'leases']);
+  });
+
   it('field labels', () => {
     expect([...supportedFieldLabels(findResource('', 'v1', 'pods')!)].sort()).toEqual(
       ['metadata.name', 'metadata.namespace', 'spec.hostNetwork', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.nominatedNodeName', 'status.phase', 'status.podIP'].sort(),
