@@ -11,6 +11,7 @@ import { runEtcdCommand } from './common/cli/etcdCommand';
 import { registerSnapshotCommand } from './common/cli/snapshotCommand';
 import { runUpCommand, selfProgram } from './common/cli/upCommand';
 import { registerApiServerCommand } from './common/cli/apiserverCommand';
+import { registerControllersCommand } from './common/cli/controllersCommand';
 import { apiServerProgram } from './common/cli/apiserverLayout';
 import { PILOTHOUSE_VERSION } from './common/cli/version';
 import { registerWebCommand } from './web/webCommand';
@@ -48,6 +49,7 @@ function buildProgram(setExitCode: (code: number) => void): Command {
 
   registerSnapshotCommand(program, setExitCode);
   registerApiServerCommand(program, setExitCode);
+  registerControllersCommand(program, setExitCode);
   registerWebCommand(program, setExitCode, fileURLToPath(import.meta.url));
 
   return program;
