@@ -5,8 +5,10 @@
 //   - healthy = a linearizable get of "health" succeeds (etcdctl's own test:
 //     it needs a leader and a quorum, so a member cut off from the others
 //     answers Status but is not healthy);
-//   - alarms: one AlarmList per round (it goes through Raft, so any member
-//     with a leader answers for all), split by member id.
+//   - alarms: an AlarmList every ALARM_EVERY_ROUNDS rounds (it goes through
+//     Raft — one log entry per call — so asking every second would grow every
+//     member's log by 86,400 entries a day); any member with a leader answers
+//     for all, split by member id.
 // Member ids are 16 hex digits, as etcdctl prints them; a member that does
 // not answer keeps the id it last reported.
 
@@ -32,6 +34,7 @@ export interface ProbeRound {
 }
 
 export const PROBE_INTERVAL_MS = 1_000;
+export const ALARM_EVERY_ROUNDS = 10;
 const PROBE_TIMEOUT_MS = 800;
 
 export class MemberHealth {
@@ -39,6 +42,8 @@ export class MemberHealth {
   private timer: NodeJS.Timeout | undefined;
   private last: ProbeRound | undefined;
   private running = false;
+  private rounds = 0;
+  private lastAlarms = new Map<string, string[]>();
   private disposed = false;
 
   constructor(
@@ -86,7 +91,9 @@ export class MemberHealth {
         if (r.status.header) clusterId ??= idHex(r.status.header.cluster_id);
       }
     }
-    const alarms = await this.alarms(results.filter((r) => r.status && r.status.leader !== '0').map((r) => r.member.name));
+    const withLeader = results.filter((r) => r.status && r.status.leader !== '0').map((r) => r.member.name);
+    if (this.rounds++ % ALARM_EVERY_ROUNDS === 0) this.lastAlarms = await this.alarms(withLeader, this.lastAlarms);
+    const alarms = this.lastAlarms;
     const members = results.map((r) => this.toStatus(r, alarms));
     const round: ProbeRound = { members, statuses, at, ...(clusterId ? { clusterId } : {}) };
     if (!this.disposed) {
@@ -122,10 +129,10 @@ export class MemberHealth {
     return { member, status, error, healthy, latencyMs };
   }
 
-  /** Active alarms by member hex id, from the first member that answers. */
-  private async alarms(candidates: string[]): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>();
+  /** Active alarms by member hex id, from the first member that answers (else the previous answer). */
+  private async alarms(candidates: string[], previous: Map<string, string[]>): Promise<Map<string, string[]>> {
     for (const name of candidates) {
+      const out = new Map<string, string[]>();
       let list: WireAlarm[];
       try {
         list = await this.targets.client(name).alarms(PROBE_TIMEOUT_MS);
@@ -136,9 +143,9 @@ export class MemberHealth {
         const id = idHex(a.memberID);
         out.set(id, [...(out.get(id) ?? []), ALARM_NAMES[a.alarm] ?? String(a.alarm)]);
       }
-      break;
+      return out;
     }
-    return out;
+    return previous;
   }
 
   private toStatus(

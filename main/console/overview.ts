@@ -4,7 +4,8 @@
 // health:
 //   starting  the first start has not finished and nothing is healthy yet;
 //   healthy   every member healthy, one leader (and the API server ready, when there is one);
-//   degraded  a quorum of members healthy with a leader, but not all (or the API server down);
+//   degraded  a quorum of members healthy with a leader, but not all (or the API server
+//             down, or an alarm raised: NOSPACE makes the cluster refuse writes);
 //   down      no quorum of healthy members / no leader.
 
 import type { ClusterOverview, ComponentStatus, MemberStatus } from '../../preload/contract';
@@ -25,16 +26,18 @@ export function buildOverview(i: OverviewInput): ClusterOverview {
   const healthy = i.members.filter((m) => m.healthy).length;
   const leader = i.members.find((m) => m.isLeader && m.healthy) ?? i.members.find((m) => m.isLeader);
   const quorum = Math.floor(total / 2) + 1;
+  const alarms = i.members.flatMap((m) => m.alarms.map((a) => `alarm ${a} on ${m.name}`));
 
   let health: ClusterOverview['health'];
   if (healthy >= quorum && leader) {
-    health = healthy === total && i.apiserverReady !== false ? 'healthy' : 'degraded';
+    health = healthy === total && i.apiserverReady !== false && alarms.length === 0 ? 'healthy' : 'degraded';
   } else health = i.starting ? 'starting' : 'down';
 
   const parts: string[] = [];
   parts.push(`${health}: ${healthy}/${total} members`);
   parts.push(leader ? `leader ${leader.name} (term ${leader.raftTerm})` : 'no leader');
   if (i.apiserverReady !== undefined) parts.push(i.apiserverReady ? 'API server ready' : 'API server not ready');
+  parts.push(...alarms);
   const down = i.components.filter((c) => c.state === 'crashed' || c.state === 'stopped' || c.state === 'paused');
   if (down.length > 0) parts.push(down.map((c) => `${c.id} ${c.state}`).join(', '));
 

@@ -192,6 +192,25 @@ describe('console services on an embedded control plane', () => {
     expect(await h().componentAction({ component: 'scheduler', action: 'stop' })).toEqual({ ok: false, message: 'no component scheduler', command: '' });
   }, 120_000);
 
+  it('shows an alarm raised on a member (AlarmList, every few probe rounds) and its disarming', async () => {
+    const m2 = (await h().members()).find((m) => m.name === 'm2')!;
+    const client = etcdClient();
+    try {
+      await client.maintenance.alarm({ action: 'Activate', memberID: BigInt(`0x${m2.id}`).toString(), alarm: 'Nospace' });
+      const o = await until('alarm in the overview', async () => {
+        const x = await h().overview();
+        return x.summary.includes('alarm NOSPACE on m2') && x;
+      }, 60_000);
+      expect(o.health).toBe('degraded');
+      expect(o.members.find((m) => m.name === 'm2')!.alarms).toEqual(['NOSPACE']);
+      expect(o.members.find((m) => m.name === 'm1')!.alarms).toEqual([]);
+      await client.maintenance.alarm({ action: 'Deactivate', memberID: BigInt(`0x${m2.id}`).toString(), alarm: 'Nospace' });
+      await until('alarm cleared', async () => (await h().overview()).health === 'healthy', 60_000);
+    } finally {
+      client.close();
+    }
+  }, 150_000);
+
   it('pauses and resumes a follower', async () => {
     const follower = (await h().members()).find((m) => !m.isLeader)!;
     const pid = svc.supervisor.process(follower.name).pid!;

@@ -35,6 +35,11 @@ describe('cluster overview', () => {
       want: { health: 'starting', summary: 'starting: 0/3 members, no leader' },
     },
     {
+      name: 'an alarm (NOSPACE: writes refused) degrades and is named',
+      input: { members: [member('m1', true, true), { ...member('m2', true), alarms: ['NOSPACE'] }, member('m3', true)], components: running, starting: false },
+      want: { health: 'degraded', summary: 'degraded: 3/3 members, leader m1 (term 4), alarm NOSPACE on m2', leader: 'm1' },
+    },
+    {
       name: 'API server down makes a healthy etcd degraded',
       input: { members: [member('m1', true, true), member('m2', true), member('m3', true)], components: running, starting: false, apiserverReady: false },
       want: { health: 'degraded', summary: 'degraded: 3/3 members, leader m1 (term 4), API server not ready', leader: 'm1' },
