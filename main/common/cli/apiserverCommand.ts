@@ -130,7 +130,13 @@ export async function runApiServerCommand(flags: ApiServerFlags): Promise<number
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  const server = await startApiServer(cfg);
+  // A signal while storage is still starting ends the process at once (nothing is served yet).
+  const first = await Promise.race([startApiServer(cfg).then((server) => ({ server })), signalled.then((signal) => ({ signal }))]);
+  if ('signal' in first) {
+    process.stderr.write(`apiserver: received ${first.signal} while starting, exiting\n`);
+    return 0;
+  }
+  const server = first.server;
   process.stdout.write(
     `pilothouse apiserver: serving on ${server.url} (etcd ${cfg.etcdServers.join(',')}, storage ${cfg.storageMediaType}, prefix ${cfg.etcdPrefix})\n`,
   );

@@ -39,13 +39,13 @@ async function startUp(): Promise<UpRun> {
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   while (!out.includes('pilothouse: cluster ready (3 members)') && Date.now() < deadline && child.exitCode === null) {
     await new Promise((r) => setTimeout(r, 100));
   }
   const pids = [...out.matchAll(/m\d pid (\d+)/g)].map((m) => Number(m[1]));
   for (const p of pids) memberPids.add(p);
-  expect(out, 'up output').toContain('pilothouse: cluster ready (3 members)');
+  expect(out, `up output: ${out}`).toContain('pilothouse: cluster ready (3 members)');
   return { child, output: () => out, memberPids: pids };
 }
 
@@ -109,5 +109,5 @@ describe('pilothouse up', () => {
     const get = ctlWithEnvFile('get survives --print-value-only');
     expect(get.stdout).toBe('restart\n');
     expect(await stopUp(second)).toBe(0);
-  });
+  }, 180_000); // two full up/stop cycles, each now with the API server too
 });
