@@ -1,0 +1,37 @@
+// The controller manager (kube-controller-manager's controllers this project
+// runs): deployment, replicaset, garbage collector, namespace, service
+// account and endpoints, all on the context's shared informers and its one
+// client identity (system:kube-controller-manager). They run while ctx.signal
+// is live — the program holds the kube-system/kube-controller-manager Lease.
+
+import type { ControllerContext } from '../client';
+import { startDeploymentController } from './deployment/controller';
+import { startEndpointsController } from './endpoints/controller';
+import { startGarbageCollector } from './gc/controller';
+import { startNamespaceController } from './namespace/controller';
+import { startReplicaSetController } from './replicaset/controller';
+import { startServiceAccountController } from './serviceaccount/controller';
+
+export const MANAGER_CONTROLLERS = {
+  deployment: startDeploymentController,
+  replicaset: startReplicaSetController,
+  garbagecollector: startGarbageCollector,
+  namespace: startNamespaceController,
+  serviceaccount: startServiceAccountController,
+  endpoints: startEndpointsController,
+} as const;
+
+export type ManagerControllerName = keyof typeof MANAGER_CONTROLLERS;
+
+/**
+ * Starts the controllers (all by default, or those named, like
+ * kube-controller-manager's --controllers) and resolves once they are
+ * registered; each begins work when its caches have synced and stops with ctx.signal.
+ */
+export async function startControllerManager(ctx: ControllerContext, only?: ManagerControllerName[]): Promise<void> {
+  for (const [name, start] of Object.entries(MANAGER_CONTROLLERS)) {
+    if (only && !only.includes(name as ManagerControllerName)) continue;
+    start(ctx);
+  }
+  ctx.log(`controller manager: started ${(only ?? Object.keys(MANAGER_CONTROLLERS)).join(', ')}`);
+}
