@@ -17,7 +17,7 @@
 
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
 import { Etcd3 } from 'etcd3';
@@ -175,9 +175,18 @@ export async function run() {
     })();
     await writer;
     const writeMs = Date.now() - t0;
+    process.stderr.write(`wrote ${written} events in ${writeMs} ms\n`);
     let seen = 0;
+    let lastLog = 0;
+    // Bounded: the view must count every event within 5 minutes, or the run reports how far it got.
     const deadline = Date.now() + 300_000;
-    while ((seen = (await receivedCount(page)) - base) < events && Date.now() < deadline) await sleep(250);
+    while ((seen = (await receivedCount(page)) - base) < events && Date.now() < deadline) {
+      if (Date.now() - lastLog > 5000) {
+        lastLog = Date.now();
+        process.stderr.write(`renderer counted ${seen}/${events}\n`);
+      }
+      await sleep(250);
+    }
     const ingestMs = Date.now() - t0;
     const ingestFrames = percentiles(await stopIngestFrames());
     const memAfter = await heap(cdp);
@@ -185,6 +194,7 @@ export async function run() {
     // Scroll through the whole list: top to bottom in 2,000 px steps, one per frame.
     await page.getByRole('button', { name: /Pause/ }).click();
     const stopScrollFrames = await recordFrames(page);
+    await page.getByTestId('watch-list').waitFor({ timeout: 30_000 });
     const scrolled = await page.evaluate(async () => {
       const el = document.querySelector('[data-testid="watch-list"]');
       el.scrollTop = 0;
@@ -213,6 +223,8 @@ export async function run() {
       ingestFrames,
       scroll: { ...scrolled, frames: scrollFrames },
       memory: { before: memBefore, afterIngest: memAfter, afterScroll: memScrolled },
+      // Frame times are wall-clock: on a shared machine they include waiting for a CPU.
+      machine: { cpus: cpus().length, loadavg1m: Math.round(loadavg()[0] * 10) / 10 },
     };
     return result;
   } finally {
@@ -236,6 +248,7 @@ function markdown(r) {
     `| rows in the DOM while scrolling | ${r.scroll.rowsInDom} |`,
     `| JS heap after GC: before / after ingest / after scroll | ${r.memory.before.jsHeapUsedMB} / ${r.memory.afterIngest.jsHeapUsedMB} / ${r.memory.afterScroll.jsHeapUsedMB} MB |`,
     `| DOM nodes: before / after ingest / after scroll | ${r.memory.before.domNodes} / ${r.memory.afterIngest.domNodes} / ${r.memory.afterScroll.domNodes} |`,
+    `| machine | ${r.machine.cpus} CPUs, load average ${r.machine.loadavg1m} at the end (frame times include waiting for a CPU) |`,
     '',
   ].join('\n');
 }

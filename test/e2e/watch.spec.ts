@@ -36,4 +36,10 @@ test('watch events: live puts appear, filters narrow them, the detail pane diffs
   await snap(page, testInfo, 'watch');
   await page.getByTestId('pause-toggle').click();
   await expect(rows).toHaveCount(15);
+
+  // Keyboard: the list takes focus; Home selects the first event and shows its detail.
+  await page.getByTestId('watch-list').focus();
+  await page.keyboard.press('Home');
+  await expect(page.locator('[role="option"][aria-selected="true"]')).toContainText(`${prefix}k00`);
+  await expect(page.getByTestId('watch-detail')).toContainText(`${prefix}k00`);
 });
