@@ -127,7 +127,7 @@ async function receivedCount(page) {
   return Number(/^([\d,]+) received/.exec(text)?.[1].replace(/,/g, '') ?? 0);
 }
 
-export async function run() {
+async function measure() {
   const events = arg('events', 100_000);
   const perTxn = arg('per-txn', 100);
   const host = await startHost();
@@ -253,11 +253,15 @@ function markdown(r) {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** Entry for `node bench/console/watchIngest.mjs` and for bench/run.mjs (`suite.run(args)`). */
+export async function run() {
   mkdirSync(resolve('bench/console/results'), { recursive: true });
-  const r = await run();
+  const r = await measure();
   const stamp = r.at.replace(/[:.]/g, '-');
   writeFileSync(resolve(`bench/console/results/watch-ingest-${stamp}.json`), `${JSON.stringify(r, null, 2)}\n`);
   writeFileSync(resolve(`bench/console/results/watch-ingest-${stamp}.md`), markdown(r));
   process.stdout.write(markdown(r));
+  return r;
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
