@@ -117,11 +117,16 @@ export function configFromFlags(flags: ApiServerFlags, resources: ResourceDef[])
   };
 }
 
+/** --event-ttl: events are written with an etcd lease of this many seconds (kube's default 1h). */
+export function withEventTtl(defs: ResourceDef[], seconds: number): ResourceDef[] {
+  return defs.map((d) => (d.group === '' && d.resource === 'events' ? { ...d, ttlSeconds: () => seconds } : d));
+}
+
 export async function runApiServerCommand(flags: ApiServerFlags): Promise<number> {
   let cfg: ApiServerConfig;
   try {
-    parseDurationSeconds(flags.eventTtl);
-    cfg = configFromFlags(flags, allResources());
+    const eventTtl = parseDurationSeconds(flags.eventTtl);
+    cfg = configFromFlags(flags, withEventTtl(allResources(), eventTtl));
   } catch (err) {
     process.stderr.write(`Error: ${(err as Error).message}\n`);
     return 1;

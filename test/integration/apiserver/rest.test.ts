@@ -6,6 +6,8 @@
 // discovery negotiation and ETags, health, the bootstrap namespaces, and the
 // request-trace endpoint.
 
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
 
@@ -178,5 +180,38 @@ describe('REST semantics', () => {
     const t = list.items.find((x) => x.path === '/api/v1/namespaces/default/configmaps/missing-for-trace')!;
     expect(t).toMatchObject({ verb: 'get', code: 404, reason: 'NotFound', user: { username: 'admin' } });
     expect(t.stages.map((s) => `${s.stage}:${s.verdict}`)).toEqual(['authentication:allow', 'authorization:allow', 'storage:error']);
+  }, 30_000);
+
+  it('request traces stream as NDJSON with ?watch=true: the buffer first, then each finished request', async () => {
+    const pki = api.layout.pki;
+    const lines: string[] = [];
+    const stream = request(`${api.layout.url}/debug/pilothouse/traces?watch=true`, { ca: readFileSync(pki.ca.cert), cert: readFileSync(pki.admin.cert), key: readFileSync(pki.admin.key) }, (res) => {
+      expect(res.statusCode).toBe(200);
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        buf += d;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          lines.push(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+        }
+      });
+    });
+    stream.on('error', () => {});
+    stream.end();
+    try {
+      const seen = (path: string) => lines.some((l) => (JSON.parse(l) as { path: string }).path === path);
+      const deadline = Date.now() + 15_000;
+      while (!seen('/api/v1/namespaces/default/configmaps/missing-for-trace') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(seen('/api/v1/namespaces/default/configmaps/missing-for-trace')).toBe(true);
+      await req('GET', '/api/v1/namespaces/default/configmaps/live-trace');
+      while (!seen('/api/v1/namespaces/default/configmaps/live-trace') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const live = lines.map((l) => JSON.parse(l) as { path: string; code: number; latencyMs: number; decision: string }).find((t) => t.path === '/api/v1/namespaces/default/configmaps/live-trace');
+      expect(live).toMatchObject({ code: 404, decision: 'allowed' });
+      expect(live!.latencyMs).toBeGreaterThan(0);
+    } finally {
+      stream.destroy();
+    }
   }, 30_000);
 });
