@@ -218,24 +218,35 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
           }
         }
         let gone = false;
+        let errored = false;
+        // An ERROR event ends this watch at once (client-go's watchHandler), whether or not the server closes the stream.
+        const watchCtl = new AbortController();
+        const stopWatch = (): void => watchCtl.abort();
+        signal.addEventListener('abort', stopWatch, { once: true });
         const ended = await this.lw.watch(
           this.rv,
           (ev) => {
+            if (watchCtl.signal.aborted) return;
             if (ev.type === 'ERROR') {
               if ((ev.object as { code?: number }).code === 410) gone = true;
-              else this.opts.onError?.(new ApiError(Number((ev.object as { code?: number }).code ?? 500), ev.object));
+              else {
+                errored = true;
+                this.opts.onError?.(new ApiError(Number((ev.object as { code?: number }).code ?? 500), ev.object));
+              }
+              watchCtl.abort();
               return;
             }
             this.apply(ev);
           },
-          signal,
+          watchCtl.signal,
         );
+        signal.removeEventListener('abort', stopWatch);
         if (signal.aborted) break;
         if (gone || (ended instanceof ApiError && ended.status === 410)) {
           needList = true;
           backoff = 0;
-        } else if (ended) {
-          this.opts.onError?.(ended);
+        } else if (ended || errored) {
+          if (ended) this.opts.onError?.(ended);
           backoff = nextBackoff(backoff);
         } else {
           backoff = 0;
