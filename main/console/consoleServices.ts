@@ -184,7 +184,8 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     }),
     overview: () => overview(),
     startupProgress: () => supervisor.startupSteps(),
-    members: async () => (await health.probeOnce()).members,
+    // before the PKI exists there is nothing to probe with: the placeholders say "not probed yet"
+    members: async () => (supervisor.startupSteps()[0]?.state === 'done' ? (await health.probeOnce()).members : currentMembers()),
     memberAction: (req) => memberAction(actionDeps, req.member, req.action),
     componentAction: async (req) => {
       if (!supervisor.has(req.component)) return { ok: false, message: `no component ${req.component}`, command: '' };
@@ -210,7 +211,8 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       void exclusive('a restore', async () => {
         await restoreCluster(
           // the API server goes down with the members: its watch cache holds the old cluster's revisions
-          { layout: supervisor.layout, client: (n) => supervisor.client(n), stopMembers: () => supervisor.stopAll(), startMembers: () => supervisor.startAll(), events },
+          // a slow start is no reason to roll back: give the restored members as long as a first start
+          { layout: supervisor.layout, client: (n) => supervisor.client(n), stopMembers: () => supervisor.stopAll(), startMembers: () => supervisor.startAll(), events, healthyTimeoutMs: opts.startTimeoutMs ?? 120_000 },
           path,
         );
         await startWatchFeed(); // the restored cluster's revisions start over from the snapshot's
@@ -239,7 +241,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     async start() {
       if (disposed) return;
       logs.attachFile('console', join(dataDir, 'logs', 'console.log'));
-      const ok = await supervisor.start(opts.startTimeoutMs ?? 60_000);
+      const ok = await supervisor.start(opts.startTimeoutMs ?? 120_000);
       starting = false;
       if (disposed) return;
       logs.note('console', ok ? `control plane healthy; cold start ${supervisor.coldStartMs} ms` : 'control plane did not become healthy; see the startup steps and member logs');

@@ -35,7 +35,8 @@ export interface ProbeRound {
 
 export const PROBE_INTERVAL_MS = 1_000;
 export const ALARM_EVERY_ROUNDS = 10;
-const PROBE_TIMEOUT_MS = 800;
+/** Longer than a round: a busy machine answers late, and a late answer is not an unhealthy member. */
+const PROBE_TIMEOUT_MS = 1_500;
 
 export class MemberHealth {
   private readonly knownIds = new Map<string, string>();

@@ -88,3 +88,27 @@ describe('log store', () => {
     await store.dispose();
   });
 });
+
+describe('console services before start', () => {
+  it('answer overview, members and startup steps without a cluster (nothing spawned)', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createConsoleServices } = await import('../../../main/console/consoleServices');
+    const dir = mkdtempSync(join(tmpdir(), 'ph-early-'));
+    const svc = createConsoleServices({ dataDir: dir, portBase: 28650, cliPath: '/nonexistent/cli.js', runtime: 'web', events: { emit: () => undefined } });
+    try {
+      const o = await svc.handlers.overview();
+      expect(o).toMatchObject({ mode: 'embedded', health: 'starting', summary: 'starting: 0/3 members, no leader, m1 stopped, m2 stopped, m3 stopped' });
+      const members = await svc.handlers.members();
+      expect(members.map((m) => [m.name, m.healthy, m.errors])).toEqual([['m1', false, ['not probed yet']], ['m2', false, ['not probed yet']], ['m3', false, ['not probed yet']]]);
+      expect((await svc.handlers.startupProgress()).map((s) => s.state)).toEqual(['pending', 'pending', 'pending', 'pending', 'pending']);
+      expect(await svc.handlers.listSnapshots()).toEqual([]);
+      expect(await svc.handlers.recentWatchEvents({ limit: 10 })).toEqual([]);
+      expect(await svc.handlers.version()).toMatchObject({ pilothouse: expect.stringMatching(/^\d+\.\d+\.\d+$/), runtime: 'web' });
+    } finally {
+      await svc.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
