@@ -35,6 +35,8 @@ export function toTable(def: ResourceDef, objs: KObject[], listMeta: ListMeta, o
     : def.table.columns.map((c) => ({ name: c.name, type: c.type, format: c.format, description: c.description, priority: c.priority }));
   const rows = objs.map((o) => {
     const row: Record<string, unknown> = { cells: def.table.cells(o, opts.now) };
+    const conditions = def.table.conditions?.(o);
+    if (conditions && conditions.length > 0) row.conditions = conditions;
     if (opts.includeObject === 'Metadata') row.object = partialObjectMetadata(o, opts.version);
     else if (opts.includeObject === 'Object') row.object = o;
     return row;

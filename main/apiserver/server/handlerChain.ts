@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handler, NamedFilter, RequestContext } from './context';
 import { parseRequestInfo } from './requestInfo';
 import { TraceRecorder } from './traceRecorder';
+import { isTracePath } from './traceEndpoint';
 import type { RequestTraceLog } from './traceLog';
 
 export function compose(filters: NamedFilter[], handler: Handler): Handler {
@@ -36,7 +37,8 @@ export function requestListener(chain: Handler, traces: RequestTraceLog | undefi
     };
     const done = (): void => {
       if (!res.writableFinished) abort.abort();
-      if (trace.finish()) traces?.add(trace.trace);
+      // Requests for the traces themselves are not recorded: a console following them would feed itself.
+      if (trace.finish() && !isTracePath(url.pathname)) traces?.add(trace.trace);
     };
     res.once('close', done);
     void chain(ctx).catch(() => {

@@ -32,7 +32,7 @@ export function writeObject(ctx: RequestContext, code: number, obj: unknown, ser
     writeError(ctx, err);
     return;
   }
-  writeRaw(ctx, code, contentTypeOf(s), encodeBody(obj, s));
+  writeRaw(ctx, code, contentTypeOf(s), encodeBody(isStatus(obj) ? inKubeOrder(obj) : obj, s));
   ctx.trace.respond(code, isStatus(obj) ? obj : undefined);
 }
 
@@ -60,7 +60,17 @@ export function writeError(ctx: RequestContext, err: unknown): void {
 }
 
 export function toStatus(err: unknown): Status {
-  return err instanceof StatusError ? err.status : internalError(err).status;
+  return inKubeOrder(err instanceof StatusError ? err.status : internalError(err).status);
+}
+
+/** metav1.Status with its fields in Go's struct order (kind, apiVersion, metadata, status, message, reason, details, code). */
+export function inKubeOrder(s: Status): Status {
+  const o: Record<string, unknown> = { kind: s.kind, apiVersion: s.apiVersion, metadata: s.metadata, status: s.status };
+  if (s.message !== undefined) o.message = s.message;
+  if (s.reason !== undefined) o.reason = s.reason;
+  if (s.details !== undefined) o.details = s.details;
+  if (s.code !== undefined) o.code = s.code;
+  return o as unknown as Status;
 }
 
 function retryAfter(status: Status): Record<string, string> {

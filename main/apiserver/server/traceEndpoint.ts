@@ -3,8 +3,8 @@
 // stream of newline-delimited JSON traces: first the buffer's contents, then
 // each trace as its request completes, until the client goes away. Only for
 // authenticated users (the chain has authenticated the request already).
-// The trace of a traces request itself is not recorded, so watching does not
-// feed itself.
+// Requests for this path are not recorded in the buffer (handlerChain.ts),
+// so a console following the traces does not feed itself.
 
 import type { RequestContext } from './context';
 import { truthy } from './requestInfo';
