@@ -13,12 +13,17 @@ export const TRACE_CAPACITY = 5000;
 
 export interface TraceFilter {
   deniedOnly: boolean;
+  /** Hide the health probes (/readyz, /livez, /healthz) the supervisor sends every second. */
+  hideProbes: boolean;
   user: string;
   stage: string;
 }
 
+const PROBE_PATH = /^\/(readyz|livez|healthz)(\/|\?|$)/;
+
 export function matchesTraceFilter(t: TraceRecord, f: TraceFilter): boolean {
   if (f.deniedOnly && t.decision !== 'denied') return false;
+  if (f.hideProbes && PROBE_PATH.test(t.path)) return false;
   if (f.user && t.user !== f.user) return false;
   if (f.stage && !t.stages.some((s) => s.stage === f.stage)) return false;
   return true;
@@ -27,7 +32,7 @@ export function matchesTraceFilter(t: TraceRecord, f: TraceFilter): boolean {
 export const useAdmissionStore = defineStore('admission', () => {
   /** Oldest first, at most TRACE_CAPACITY. */
   const traces = shallowRef<TraceRecord[]>([]);
-  const filter = ref<TraceFilter>({ deniedOnly: false, user: '', stage: '' });
+  const filter = ref<TraceFilter>({ deniedOnly: false, hideProbes: true, user: '', stage: '' });
   const loaded = ref(false);
   const loading = ref(false);
   const error = ref('');

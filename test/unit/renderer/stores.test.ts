@@ -164,6 +164,11 @@ describe('admission store', () => {
     s.setFilter({ user: '', stage: 'validating:PodSecurity' });
     expect(s.filtered.map((t) => t.id)).toEqual(['b']);
     expect(s.deniedCount).toBe(1);
+    s.setFilter({ stage: '' });
+    s.ingest([trace('probe', { path: '/readyz', verb: 'get' }), trace('probe2', { path: '/livez?verbose', verb: 'get' }), trace('notprobe', { path: '/readyzz' })]);
+    expect(s.filtered.map((t) => t.id)).toEqual(['notprobe', 'c', 'b', 'a']);
+    s.setFilter({ hideProbes: false });
+    expect(s.filtered.map((t) => t.id)).toEqual(['notprobe', 'probe2', 'probe', 'c', 'b', 'a']);
     s.ingest(Array.from({ length: TRACE_CAPACITY + 10 }, (_, i) => trace(`x${i}`)));
     expect(s.traces.length).toBe(TRACE_CAPACITY);
     expect(s.traces[s.traces.length - 1].id).toBe(`x${TRACE_CAPACITY + 9}`);
