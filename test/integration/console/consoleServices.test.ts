@@ -221,7 +221,8 @@ describe('console services on an embedded control plane', () => {
       await until('SIGSTOP delivered', () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] === 'T', 5_000);
       const seen = await until('paused member unhealthy', async () => (await h().members()).find((m) => m.name === follower.name && !m.healthy));
       expect(seen.process).toBe('paused');
-      expect((await h().overview()).health).toBe('degraded');
+      // the other two keep the quorum (waited for: on a loaded machine a probe of them may time out once)
+      await until('degraded with the other two healthy', async () => (await h().overview()).health === 'degraded');
     } finally {
       const resumed = await h().memberAction({ member: follower.name, action: 'resume' });
       expect(resumed.command).toBe(`kill -CONT ${pid}`);
@@ -310,7 +311,7 @@ describe('console services on an embedded control plane', () => {
       const finished = await until(
         'restore finished',
         () => sink.of('restoreProgress').find((p: RestoreProgress) => p.state === 'failed' || (p.step === 'healthy' && p.state === 'done')),
-        120_000,
+        200_000,
       );
       const restoreEvents = sink.events.filter((e) => e.name === 'restoreProgress');
       console.log(`restore: ${restoreEvents.filter((e) => (e.payload as RestoreProgress).detail === undefined || (e.payload as RestoreProgress).state !== 'running' || (e.payload as RestoreProgress).step !== 'healthy').map((e) => `${(e.payload as RestoreProgress).step}:${(e.payload as RestoreProgress).state} +${e.at - restoreEvents[0]!.at}ms`).join(', ')}`);
@@ -345,7 +346,7 @@ describe('console services on an embedded control plane', () => {
     expect(o.clusterId).toBe(sink.of('restoreProgress').at(-1)!.clusterId);
     // the API server was restarted with the members and serves the restored cluster
     await until('API server ready after restore', async () => (await kubectl(['get', 'ns', 'default', '-o', 'name'])).stdout.trim() === 'namespace/default', 60_000);
-  }, 180_000);
+  }, 300_000);
 
   it('dispose stops every member it started', async () => {
     notePids();
