@@ -171,10 +171,14 @@ export async function runControllersCommand(f: ControllersFlags): Promise<number
   process.once('SIGTERM', stop);
   const groups: ComponentGroup[] = COMPONENT_GROUPS.filter((g) => wanted.has(g.name));
   log('controllers', `running ${groups.map((g) => g.name).join(', ')}; nodes ${nodeNames.join(', ')}`);
+  // The process lives until a signal, even while every component is only waiting on a socket.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  ctl.signal.addEventListener('abort', () => clearInterval(keepAlive), { once: true });
   const running = groups.map((g) => runGroup(g, deps, ctl.signal));
   // One group failing to start (say, an unreadable kubeconfig) stops the others: exit rather than run half.
   for (const r of running) r.done.catch(stop);
   const results = await Promise.allSettled(running.map((r) => r.done));
+  clearInterval(keepAlive);
   for (const c of nodeClientCache.values()) void c.then((k) => k.rest.close(), () => {});
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {

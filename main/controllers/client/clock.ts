@@ -11,8 +11,8 @@ export interface Clock {
 export const realClock: Clock = {
   now: () => Date.now(),
   after(ms, fn) {
+    // Not unref'd: a controller waiting for its next retry is the program's work, it must keep the process alive.
     const t = setTimeout(fn, Math.max(0, ms));
-    t.unref?.();
     return () => clearTimeout(t);
   },
 };
