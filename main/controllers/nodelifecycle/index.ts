@@ -45,12 +45,6 @@ export async function startNodeLifecycleController(ctx: ControllerContext): Prom
       ctx.log(`node-lifecycle: ${name} Ready=Unknown (no heartbeat for ${Math.round((nowMs - s.probeMs) / 1000)}s)`);
       node = { ...node, status: { ...node.status, conditions: conds as never } };
     }
-    const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-    if (ready !== 'True' && !notReadyMarked.has(name)) {
-      notReadyMarked.add(name);
-      await markPodsNotReady(name, now);
-    }
-    if (ready === 'True') notReadyMarked.delete(name);
     const taints = desiredTaints(node, now);
     if (taints) {
       // A strategic patch replaces the taint list (it has no merge key), which is what we want.
@@ -58,6 +52,13 @@ export async function startNodeLifecycleController(ctx: ControllerContext): Prom
       node = { ...node, spec: { ...node.spec, taints } };
     }
     await evictPods(node, nowMs);
+    // Last: the taints and evictions above must not wait behind one status write per pod.
+    const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+    if (ready !== 'True' && !notReadyMarked.has(name)) {
+      notReadyMarked.add(name);
+      await markPodsNotReady(name, now);
+    }
+    if (ready === 'True') notReadyMarked.delete(name);
   }
 
   /** kube's MarkPodsNotReady: Ready=False on every pod of a node that stopped reporting. */
