@@ -82,16 +82,18 @@ export function desiredTaints(node: V1Node, now: string): V1Taint[] | undefined 
 /**
  * When (ms since the epoch) the pod must be evicted from a node with these
  * taints: 'now' (an untolerated NoExecute taint), a time, or undefined (never).
- * taintAddedMs gives the time each NoExecute taint appeared.
+ * taintAddedMs gives the time each NoExecute taint appeared; untoleratedDelayMs
+ * (--pod-eviction-timeout, 0 by default) postpones untolerated evictions.
  */
-export function evictionDue(pod: V1Pod, taints: V1Taint[], taintAddedMs: (t: V1Taint) => number): number | 'now' | undefined {
+export function evictionDue(pod: V1Pod, taints: V1Taint[], taintAddedMs: (t: V1Taint) => number, untoleratedDelayMs = 0): number | 'now' | undefined {
   const noExecute = taints.filter((t) => t.effect === 'NoExecute');
   if (noExecute.length === 0) return undefined;
   const tolerations = pod.spec?.tolerations ?? [];
   let due: number | undefined;
   for (const taint of noExecute) {
     const matching = tolerations.filter((t) => toleratesTaint(t, taint));
-    if (matching.length === 0) return 'now';
+    // Untolerated: at once, as the taint manager does (or after --pod-eviction-timeout when one is set).
+    if (matching.length === 0) return untoleratedDelayMs > 0 ? taintAddedMs(taint) + untoleratedDelayMs : 'now';
     // The shortest tolerationSeconds among the tolerations that match; none set → forever.
     const secs = matching.map((t) => t.tolerationSeconds).filter((s): s is number => typeof s === 'number');
     if (secs.length === 0) continue;

@@ -91,7 +91,7 @@ export async function startNodeLifecycleController(ctx: ControllerContext): Prom
       const pod = o as unknown as V1Pod;
       const uid = pod.metadata?.uid ?? '';
       if (pod.metadata?.deletionTimestamp || evicted.has(uid)) continue;
-      const due = evictionDue(pod, taints, addedAt);
+      const due = evictionDue(pod, taints, addedAt, ctx.options.podEvictionTimeoutMs);
       if (due === undefined || (due !== 'now' && due > nowMs)) continue;
       evicted.add(uid);
       evictionEvents.event(o, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${pod.metadata!.namespace}/${pod.metadata!.name}`);

@@ -78,4 +78,8 @@ describe('taint eviction', () => {
     { name: 'shortest of matching', p: pod([{ operator: 'Exists', tolerationSeconds: 60 }, { key: 'node.kubernetes.io/unreachable', operator: 'Exists', tolerationSeconds: 30 }]), taints: unreachable, want: 31_000 },
   ];
   it.each(cases)('$name', ({ p, taints, want }) => expect(evictionDue(p, taints, () => 1_000)).toEqual(want));
+  it('--pod-eviction-timeout postpones untolerated evictions only', () => {
+    expect(evictionDue(pod(), unreachable, () => 1_000, 20_000)).toBe(21_000);
+    expect(evictionDue(pod([{ operator: 'Exists', tolerationSeconds: 5 }]), unreachable, () => 1_000, 20_000)).toBe(6_000);
+  });
 });
