@@ -117,10 +117,6 @@ export function startGarbageCollector(ctx: ControllerContext): void {
       if (verdict.action === 'patchRefs') {
         await rest.patch(path, 'merge', { metadata: { uid: obj.metadata.uid, ownerReferences: verdict.ownerReferences } });
       } else if (verdict.action === 'delete') {
-        if (verdict.unblock?.length) {
-          const refs = (obj.metadata.ownerReferences ?? []).map((r) => (verdict.unblock!.some((u) => u.uid === r.uid) ? { ...r, blockOwnerDeletion: false } : r));
-          await rest.patch(path, 'merge', { metadata: { uid: obj.metadata.uid, ownerReferences: refs } });
-        }
         await rest.delete(path, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: verdict.propagationPolicy, preconditions: { uid: obj.metadata.uid } });
       }
     } catch (e) {

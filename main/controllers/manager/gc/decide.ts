@@ -11,7 +11,7 @@ export type DependentVerdict =
   | { action: 'keep' }
   /** Some owners are gone or deleting but a solid one remains: drop refs to the dangling, unblock the waiting. */
   | { action: 'patchRefs'; ownerReferences: OwnerReference[] }
-  | { action: 'delete'; propagationPolicy: 'Background' | 'Foreground' | 'Orphan'; unblock?: OwnerReference[] };
+  | { action: 'delete'; propagationPolicy: 'Background' | 'Foreground' | 'Orphan' };
 
 /**
  * attemptToDeleteItem for an object with ownerReferences: owners are alive
@@ -32,8 +32,9 @@ export function decideDependent(obj: KObject, owners: Map<string, OwnerState>, h
     return { action: 'patchRefs', ownerReferences: kept };
   }
   if (waiting.length > 0 && hasDependents) {
-    // The waiting owner stays until this object's own dependents are gone too.
-    return { action: 'delete', propagationPolicy: 'Foreground', unblock: waiting.filter((r) => r.blockOwnerDeletion) };
+    // The waiting owner stays until this object's own dependents are gone too:
+    // this object keeps blocking it while it deletes its dependents in the foreground.
+    return { action: 'delete', propagationPolicy: 'Foreground' };
   }
   const fin = obj.metadata.finalizers ?? [];
   const policy = fin.includes('orphan') ? 'Orphan' : fin.includes('foregroundDeletion') ? 'Foreground' : 'Background';
