@@ -75,6 +75,7 @@ export async function runUpCommand(opts: UpOptions, program: Program, apiServer?
     apiProcess = new MemberProcess('apiserver', apiServer, apiServerFlags(layout, cluster.layout), layout.logFile);
     apiProcess.start();
     const proc = apiProcess;
+    process.stdout.write(`pilothouse: starting the API server (apiserver pid ${proc.pid}) on ${layout.url}; log ${layout.logFile}\n`);
     const apiReady = await Promise.race([
       waitApiServerReady(layout, opts.readyTimeoutMs ?? 60_000, () => proc.running),
       signalled.then(() => ({ ok: false as const, why: 'signalled' })),

@@ -45,6 +45,10 @@ async function startUp(): Promise<UpRun> {
   }
   const pids = [...out.matchAll(/m\d pid (\d+)/g)].map((m) => Number(m[1]));
   for (const p of pids) memberPids.add(p);
+  // up also starts the API server once the members are ready; reap it too if up is SIGKILLed.
+  void until(() => /apiserver pid (\d+)/.test(out), 60_000)
+    .then(() => memberPids.add(Number(/apiserver pid (\d+)/.exec(out)![1])))
+    .catch(() => {});
   expect(out, `up output: ${out}`).toContain('pilothouse: cluster ready (3 members)');
   return { child, output: () => out, memberPids: pids };
 }
@@ -56,6 +60,12 @@ async function stopUp(run: UpRun): Promise<number | null> {
   running.delete(run.child);
   if (code === 'timeout') throw new Error('pilothouse up did not exit within 25 s of SIGTERM');
   return code;
+}
+
+async function until(cond: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (!cond()) throw new Error('timed out');
 }
 
 function ctlWithEnvFile(args: string): { stdout: string; stderr: string; status: number | null } {
