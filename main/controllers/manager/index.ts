@@ -4,6 +4,7 @@
 // client identity (system:kube-controller-manager). They run while ctx.signal
 // is live — the program holds the kube-system/kube-controller-manager Lease.
 
+import { setMaxListeners } from 'node:events';
 import type { ControllerContext } from '../client';
 import { startDeploymentController } from './deployment/controller';
 import { startEndpointsController } from './endpoints/controller';
@@ -29,6 +30,8 @@ export type ManagerControllerName = keyof typeof MANAGER_CONTROLLERS;
  * registered; each begins work when its caches have synced and stops with ctx.signal.
  */
 export async function startControllerManager(ctx: ControllerContext, only?: ManagerControllerName[]): Promise<void> {
+  // Every controller and informer listens for the stop; more than Node's default 10 is expected.
+  setMaxListeners(100, ctx.signal);
   for (const [name, start] of Object.entries(MANAGER_CONTROLLERS)) {
     if (only && !only.includes(name as ManagerControllerName)) continue;
     start(ctx);
