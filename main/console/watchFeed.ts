@@ -8,8 +8,8 @@
 // revision (and the previous version at revision − 1), which works until
 // that revision is compacted.
 //
-// The watch resumes after a member dies: etcd3 reconnects to another
-// endpoint and continues from the last revision it delivered.
+// The watch resumes after a member dies or is paused: etcd3 reconnects to
+// another endpoint and continues from the last revision it delivered.
 
 import { readFileSync } from 'node:fs';
 import { Etcd3, type Watcher } from 'etcd3';
@@ -91,6 +91,10 @@ export class WatchFeed {
             privateKey: readFileSync(opts.tls.keyFile),
           }
         : undefined,
+      // A paused (SIGSTOPped) member keeps the TCP connection open and says
+      // nothing: keepalive pings notice within seconds, and the watch moves
+      // to another member instead of waiting forever.
+      grpcOptions: { 'grpc.keepalive_time_ms': 3_000, 'grpc.keepalive_timeout_ms': 2_000, 'grpc.keepalive_permit_without_calls': 1 },
     });
   }
 

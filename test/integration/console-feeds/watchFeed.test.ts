@@ -2,6 +2,7 @@
 // mutual TLS: batches, the bounded ring, details with the previous version
 // (from memory and, past the value budget, read back from etcd), and a feed
 // that keeps going when a member dies. Ports 28950–28959.
+// The member-killing case runs last (it leaves m1 down).
 
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -107,6 +108,30 @@ describe('WatchFeed', () => {
     }
   });
 
+  it('moves off a paused member (SIGSTOP keeps the connection open and silent)', async () => {
+    const sink = new CollectingSink();
+    const two = tc.cluster.layout.filter((m) => m.name !== 'm3').map((m) => m.clientUrl);
+    const feed = new WatchFeed({ endpoints: two, tls: tlsFiles(), events: sink, prefix: '/paused/' });
+    await feed.start();
+    try {
+      await client.put('/paused/start').value('0');
+      await until('first event', () => sink.all.length >= 1);
+      // The watch is on m1 or m2: pausing each in turn pauses it once.
+      for (const name of ['m1', 'm2']) {
+        const pid = tc.cluster.member(name).pid!;
+        process.kill(pid, 'SIGSTOP');
+        try {
+          await client.put(`/paused/while-${name}`).value('1');
+          await until(`the write made while ${name} was paused`, () => sink.all.some((e) => e.key === `/paused/while-${name}`), 25_000);
+        } finally {
+          process.kill(pid, 'SIGCONT');
+        }
+      }
+    } finally {
+      feed.dispose();
+    }
+  }, 80_000);
+
   it('keeps streaming after a member is killed', async () => {
     const sink = new CollectingSink();
     const feed = new WatchFeed({ endpoints: tc.cluster.layout.map((m) => m.clientUrl), tls: tlsFiles(), events: sink, prefix: '/survive/' });
@@ -126,4 +151,5 @@ describe('WatchFeed', () => {
       feed.dispose();
     }
   }, 40_000);
+
 });
