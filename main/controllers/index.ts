@@ -4,12 +4,21 @@
 // and what each starts are listed here, in one table; the run loop is
 // program.ts, the flags main/common/cli/controllersCommand.ts.
 
+import { startKubelets } from './kubelet/index';
+import { startControllerManager } from './manager/index';
+import { startNodeLifecycleController } from './nodelifecycle/index';
 import type { ComponentGroup } from './program';
+import { startScheduler } from './scheduler/index';
 
 export const COMPONENT_GROUPS: ComponentGroup[] = [
-  { name: 'kube-scheduler', elected: true, identity: 'scheduler', starts: [] },
-  { name: 'kube-controller-manager', elected: true, identity: 'controller-manager', starts: [] },
-  { name: 'kubelet', elected: false, identity: 'kubelet', starts: [] },
+  { name: 'kube-scheduler', elected: true, identity: 'scheduler', starts: [(ctx) => startScheduler(ctx)] },
+  {
+    name: 'kube-controller-manager',
+    elected: true,
+    identity: 'controller-manager',
+    starts: [(ctx) => startControllerManager(ctx), (ctx) => startNodeLifecycleController(ctx)],
+  },
+  { name: 'kubelet', elected: false, identity: 'kubelet', starts: [(ctx) => startKubelets(ctx)] },
 ];
 
 export { runGroup, type ComponentGroup, type LeaderElectionFlags, type ProgramDeps, type RunningGroup } from './program';
