@@ -159,6 +159,30 @@ spec:
     expect((await leaseSpec('kube-controller-manager'))!.holderIdentity ?? '').toBe('');
   }, 120_000);
 
+  it('kill -9 of the active controller manager mid-work: the standby finishes the scale-up, no pod is created twice', async () => {
+    const kubelets = startControllers(['--components=kubelet']);
+    const a = startControllers(['--components=kube-scheduler,kube-controller-manager']);
+    await until('a leads', () => acquired(a, 'kube-controller-manager') && acquired(a, 'kube-scheduler'), 30_000, () => a.log());
+    const b = startControllers(['--components=kube-scheduler,kube-controller-manager']);
+    await until('b campaigns', () => b.log().includes('new leader elected'), 30_000);
+    expect((await api.kubectl(['create', 'deployment', 'fo', '--image=nginx', '--replicas=2'])).code).toBe(0);
+    const running = async () => (await api.kubectl(['get', 'pods', '-l', 'app=fo', '--field-selector=status.phase=Running', '-o', 'name'])).stdout.split('\n').filter(Boolean).length;
+    await until('2 running', async () => (await running()) === 2, 30_000);
+    a.child.kill('SIGKILL');
+    expect((await api.kubectl(['scale', 'deploy', 'fo', '--replicas=5'])).code).toBe(0);
+    await until('b takes over', () => acquired(b, 'kube-controller-manager'), 20_000, () => b.log());
+    await until('5 running', async () => (await running()) === 5, 30_000, () => b.log().split('\n').slice(-15).join('\n'));
+    await new Promise((r) => setTimeout(r, 1500));
+    const all = (await api.kubectl(['get', 'pods', '-l', 'app=fo', '-o', 'name'])).stdout.split('\n').filter(Boolean);
+    expect(all).toHaveLength(5);
+    const creates = (await api.kubectl(['get', 'events', '--field-selector', 'reason=SuccessfulCreate', '-o', 'jsonpath={range .items[*]}{.message}{"\\n"}{end}'])).stdout
+      .split('\n')
+      .filter((m) => m.startsWith('Created pod: fo-'));
+    expect(new Set(creates).size).toBe(5);
+    for (const p of [b, kubelets]) p.child.kill('SIGTERM');
+    await Promise.all([b, kubelets].map((p) => new Promise((r) => p.child.once('exit', r))));
+  }, 150_000);
+
   it('issues kubeadm-like component identities under --data-dir', () => {
     const cases = [
       { file: 'scheduler.conf', subject: /CN\s*=\s*system:kube-scheduler$/ },
