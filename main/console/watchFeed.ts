@@ -8,11 +8,12 @@
 // revision (and the previous version at revision − 1), which works until
 // that revision is compacted.
 //
-// The watch resumes after a member dies or is paused: etcd3 reconnects to
-// another endpoint and continues from the last revision it delivered.
+// The watch is the API server's own resilient etcd watch (raw gRPC with
+// keepalive pings): it resumes on another member after its member dies or
+// is paused, from the revision after the last one it delivered.
 
-import { readFileSync } from 'node:fs';
-import { Etcd3, type Watcher } from 'etcd3';
+import { EtcdClient, prefixEnd } from '../apiserver/storage/etcdClient';
+import { EtcdWatch, type RawEvent } from '../apiserver/storage/etcdWatch';
 import type { EventSink, WatchEventDetail, WatchEventRecord } from '../../preload/contract';
 import { decodeStoredValue } from './storedValue';
 
@@ -60,7 +61,7 @@ export function parseRegistryKey(key: string): { resource?: string; namespace?: 
 }
 
 export class WatchFeed {
-  private readonly client: Etcd3;
+  private readonly client: EtcdClient;
   private readonly ring: (StoredRecord | undefined)[];
   private readonly capacity: number;
   private readonly budget: number;
@@ -71,7 +72,7 @@ export class WatchFeed {
   private valueTail = 0; // oldest seq that may still hold values
   private pending: WatchEventRecord[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
-  private watcher: Watcher | undefined;
+  private watcher: EtcdWatch | undefined;
   private disposed = false;
   /** The newest revision delivered, and the keys delivered at it: a resumed watch may replay them. */
   private lastRevision = 0n;
@@ -81,39 +82,34 @@ export class WatchFeed {
     this.capacity = opts.capacity ?? RING_CAPACITY;
     this.budget = opts.valueBudgetBytes ?? VALUE_BUDGET_BYTES;
     this.ring = new Array<StoredRecord | undefined>(this.capacity);
-    const hosts = opts.endpoints.map((e) => (/^\w+:\/\//.test(e) ? e : `${opts.tls ? 'https' : 'http'}://${e}`));
-    this.client = new Etcd3({
-      hosts,
-      credentials: opts.tls
-        ? {
-            rootCertificate: readFileSync(opts.tls.caFile),
-            certChain: readFileSync(opts.tls.certFile),
-            privateKey: readFileSync(opts.tls.keyFile),
-          }
-        : undefined,
-      // A paused (SIGSTOPped) member keeps the TCP connection open and says
-      // nothing: keepalive pings notice within seconds, and the watch moves
-      // to another member instead of waiting forever.
-      grpcOptions: { 'grpc.keepalive_time_ms': 3_000, 'grpc.keepalive_timeout_ms': 2_000, 'grpc.keepalive_permit_without_calls': 1 },
-    });
+    this.client = new EtcdClient({ endpoints: opts.endpoints, tls: opts.tls, callTimeoutMs: 5_000 });
   }
 
   async start(): Promise<void> {
-    const builder = this.opts.prefix ? this.client.watch().prefix(this.opts.prefix) : this.allKeys();
-    this.watcher = await builder.withPreviousKV().create();
-    this.watcher.on('put', (kv, prev) => this.record('PUT', kv, prev));
-    this.watcher.on('delete', (kv, prev) => this.record('DELETE', kv, prev));
+    // From the revision after "now", so nothing between start() and the stream is missed.
+    const now = await this.client.range({ key: Buffer.from([0]), countOnly: true, limit: 1 });
+    const prefix = this.opts.prefix ?? '';
+    // key "\0" with range_end "\0" means every key.
+    const key = prefix || '\0';
+    const rangeEnd = prefix ? prefixEnd(prefix) : Buffer.from([0]);
+    this.watcher = new EtcdWatch(
+      this.client,
+      { key, rangeEnd, startRevision: now.revision + 1n, prevKv: true },
+      {
+        onEvents: (events: RawEvent[]) => {
+          for (const ev of events) this.record(ev.type, ev.kv, ev.prevKv);
+        },
+        onProgress: () => undefined,
+        onCompacted: () => undefined, // the feed shows what comes next; nothing to relist
+        onError: () => undefined, // EtcdWatch gave up on every endpoint: the overview shows the cluster down
+      },
+    );
   }
 
-  /** A watch builder over the whole keyspace: key "\0" with range_end "\0" means "all keys". */
-  private allKeys() {
-    return this.client.watch().inRange({ start: Buffer.from([0]), end: Buffer.from([0]) });
-  }
-
-  private record(type: 'PUT' | 'DELETE', kv: { key: Buffer; value: Buffer; mod_revision: string }, prev?: { value: Buffer }): void {
+  private record(type: 'PUT' | 'DELETE', kv: { key: Buffer; value: Buffer; modRevision: bigint }, prev?: { value: Buffer }): void {
     if (this.disposed) return;
     const key = kv.key.toString('utf8');
-    const revision = BigInt(kv.mod_revision);
+    const revision = kv.modRevision;
     if (revision < this.lastRevision || (revision === this.lastRevision && this.keysAtLastRevision.has(key))) return;
     if (revision > this.lastRevision) {
       this.lastRevision = revision;
@@ -125,7 +121,7 @@ export class WatchFeed {
       source: 'etcd',
       type,
       key,
-      revision: String(kv.mod_revision),
+      revision: String(kv.modRevision),
       ...parseRegistryKey(key),
       at: new Date().toISOString(),
       size: kv.value.length,
@@ -204,7 +200,7 @@ export class WatchFeed {
 
   private async valueAt(key: string, revision: bigint): Promise<Buffer | undefined> {
     try {
-      const res = await this.client.get(key).revision(String(revision)).exec();
+      const res = await this.client.range({ key, revision });
       return res.kvs[0]?.value;
     } catch {
       return undefined; // compacted or unreachable: the detail pane shows what it has
@@ -214,7 +210,7 @@ export class WatchFeed {
   dispose(): void {
     this.disposed = true;
     if (this.flushTimer) clearTimeout(this.flushTimer);
-    void this.watcher?.cancel().catch(() => undefined);
+    this.watcher?.cancel();
     this.client.close();
   }
 }

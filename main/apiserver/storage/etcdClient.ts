@@ -124,8 +124,23 @@ function channelFor(endpoint: string, tls: TlsFiles | undefined): { target: stri
   const pem = tls && { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), ca: tls.caFile ? readFileSync(tls.caFile) : undefined };
   const ch = clientUrlChannel(url, pem);
   if (!ch) throw new Error(`etcd endpoint ${endpoint}: ${url.startsWith('https:') ? 'https needs --etcd-certfile and --etcd-keyfile' : 'unsupported scheme'}`);
-  return ch;
+  return { ...ch, options: { ...ch.options, ...KEEPALIVE } };
 }
+
+/**
+ * A paused member (SIGSTOP, or stuck) keeps its TCP connection open and says
+ * nothing; without pings a watch on it would wait forever. With them the
+ * channel fails within KEEPALIVE time + timeout and the watch resumes on
+ * another member (kube-apiserver's etcd client pings every 30 s; we are on
+ * loopback and want a console's "pause" to show up quickly).
+ */
+const KEEPALIVE: ChannelOptions = {
+  // etcd's server refuses pings more often than --grpc-keepalive-min-time
+  // (5 s) and pings without an open stream (GOAWAY too_many_pings).
+  'grpc.keepalive_time_ms': 6_000,
+  'grpc.keepalive_timeout_ms': 3_000,
+  'grpc.keepalive_permit_without_calls': 0,
+};
 
 export const toBig = (v: unknown): bigint => (v === undefined || v === null || v === '' ? 0n : BigInt(v as string));
 

@@ -112,25 +112,32 @@ describe('WatchFeed', () => {
     const sink = new CollectingSink();
     const two = tc.cluster.layout.filter((m) => m.name !== 'm3').map((m) => m.clientUrl);
     const feed = new WatchFeed({ endpoints: two, tls: tlsFiles(), events: sink, prefix: '/paused/' });
+    const t = tlsFiles();
+    const viaM3 = new Etcd3({
+      hosts: [tc.cluster.layout[2].clientUrl],
+      credentials: { rootCertificate: readFileSync(t.caFile), certChain: readFileSync(t.certFile), privateKey: readFileSync(t.keyFile) },
+    });
     await feed.start();
     try {
       await client.put('/paused/start').value('0');
       await until('first event', () => sink.all.length >= 1);
-      // The watch is on m1 or m2: pausing each in turn pauses it once.
+      // The watch is on m1 or m2: pausing each in turn pauses it once. Writes
+      // go through m3 only (a client of a paused member would wait too).
       for (const name of ['m1', 'm2']) {
         const pid = tc.cluster.member(name).pid!;
         process.kill(pid, 'SIGSTOP');
         try {
-          await client.put(`/paused/while-${name}`).value('1');
-          await until(`the write made while ${name} was paused`, () => sink.all.some((e) => e.key === `/paused/while-${name}`), 25_000);
+          await viaM3.put(`/paused/while-${name}`).value('1');
+          await until(`the write made while ${name} was paused`, () => sink.all.some((e) => e.key === `/paused/while-${name}`), 60_000);
         } finally {
           process.kill(pid, 'SIGCONT');
         }
       }
     } finally {
       feed.dispose();
+      viaM3.close();
     }
-  }, 80_000);
+  }, 150_000);
 
   it('keeps streaming after a member is killed', async () => {
     const sink = new CollectingSink();
@@ -139,7 +146,7 @@ describe('WatchFeed', () => {
     try {
       await client.put('/survive/a').value('1');
       await until('first event', () => sink.all.length >= 1);
-      tc.cluster.member('m1').kill();
+      tc.cluster.member('m1').kill('SIGKILL');
       for (let i = 0; i < 5; i++) await client.put(`/survive/b${i}`).value(String(i));
       const all = await until('the last put', () => (sink.all.some((e) => e.key === '/survive/b4') ? sink.all : undefined), 20_000);
       // Every write is there, in revision order, none twice. (A client whose

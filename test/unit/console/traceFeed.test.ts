@@ -48,7 +48,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'client.key'), cli.key);
   server = createServer({ key: srv.key, cert: srv.cert, ca: ca.cert, requestCert: true, rejectUnauthorized: true }, (req, res) => {
     const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
-    clientsSeen.push(peer.subject?.CN ?? '');
+    clientsSeen.push(String(peer.subject?.CN ?? ''));
     if (req.url !== '/debug/pilothouse/traces?watch=true') {
       res.writeHead(404).end();
       return;
