@@ -1,12 +1,14 @@
 // `npm run bench -- <suite>`: runs one benchmark suite after the build.
 // Suites: etcd (Pilothouse's member against Debian's etcd 3.4, side by side),
 // watch (1,000 watchers under 1,000 puts/s) and snapshot (etcdctl snapshot save
-// of a ~100 MB keyspace), both against etcd 3.4 too.
+// of a ~100 MB keyspace), both against etcd 3.4 too; apiserver (pod creates
+// against raw etcd puts on the same cluster, GET/LIST latency, watch fan-out).
 
 const suites = {
   etcd: () => import('./etcd/index.mjs'),
   watch: () => import('./etcd/watch.mjs'),
   snapshot: () => import('./etcd/snapshot.mjs'),
+  apiserver: () => import('./apiserver/index.mjs'),
 };
 
 const name = process.argv[2];

@@ -1,0 +1,244 @@
+// `npm run bench -- apiserver`: the API server over Pilothouse's 3-member
+// cluster, started as `pilothouse up` starts it (mutual TLS everywhere).
+// Phases, each bounded by BENCH_SECONDS (default 10) and BENCH_MAX_OPS:
+//   - raw etcd puts (1 KiB values, about a stored pod's size) at 16 and 64
+//     clients, straight to the members with the etcd3 client: the ceiling;
+//   - pod creates (POST, JSON, admin client certificate) at 16 and 64 clients;
+//     the ratio creates/puts is the issue's bar (≥ 0.4);
+//   - GET of one pod (16 clients), LIST of 10,000 pods (consistent, served
+//     from the watch cache; bar p99 ≤ 200 ms) and LIST with resourceVersion=0;
+//   - watch delivery to 100 watchers: time from a create's request to each
+//     watcher's ADDED line.
+// Writes bench/results/apiserver-<date>.{json,md}.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Etcd3 } from 'etcd3';
+import { parse } from 'yaml';
+import { CLI_JS, fmt, machine, percentile, writeResults } from '../etcd/common.mjs';
+
+const PORT_BASE = 27600; // members 27600–27605, API server 27606
+const LIST_SIZE = 10_000;
+const WATCHERS = 100;
+const WATCH_EVENTS = 200;
+
+function startUp(dir) {
+  const child = spawn(process.execPath, [CLI_JS, 'up', '--data-dir', dir, '--port-base', String(PORT_BASE)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const ready = new Promise((resolve, reject) => {
+    const deadline = Date.now() + 60_000;
+    const timer = setInterval(() => {
+      if (/API server ready|apiserver ready/i.test(out) && existsSync(join(dir, 'kubeconfig'))) {
+        clearInterval(timer);
+        resolve();
+      } else if (child.exitCode !== null || Date.now() > deadline) {
+        clearInterval(timer);
+        reject(new Error(`pilothouse up did not become ready:\n${out}`));
+      }
+    }, 100);
+  });
+  return { child, ready, output: () => out };
+}
+
+function kubeClient(dir, maxSockets) {
+  const kc = parse(readFileSync(join(dir, 'kubeconfig'), 'utf8'));
+  const b = (s) => Buffer.from(s, 'base64');
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets,
+    ca: b(kc.clusters[0].cluster['certificate-authority-data']),
+    cert: b(kc.users[0].user['client-certificate-data']),
+    key: b(kc.users[0].user['client-key-data']),
+  });
+  const server = kc.clusters[0].cluster.server;
+  const call = (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const req = request(`${server}${path}`, { method, agent, headers: { accept: 'application/json', ...(data ? { 'content-type': 'application/json' } : {}) } }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ code: res.statusCode, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(data);
+    });
+  return { call, agent, server };
+}
+
+const pod = (name) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, labels: { app: 'bench', tier: 'web' } },
+  spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }], resources: { requests: { cpu: '10m', memory: '16Mi' } } }] },
+});
+
+/** Runs `op(i)` from `concurrency` loops until `seconds` or `maxOps` pass; latencies in ms. */
+async function closedLoop(concurrency, seconds, maxOps, op) {
+  const lat = [];
+  let next = 0;
+  let errors = 0;
+  const end = Date.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end && next < maxOps) {
+        const i = next++;
+        const t0 = performance.now();
+        try {
+          if (!(await op(i))) errors++;
+        } catch {
+          errors++;
+        }
+        lat.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  lat.sort((a, b) => a - b);
+  return { ops: lat.length, errors, throughput: (lat.length - errors) / elapsed, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99) };
+}
+
+async function watchDelivery(kube, namespace) {
+  const startRv = JSON.parse((await kube.call('GET', `/api/v1/namespaces/${namespace}/pods?limit=1`)).body).metadata.resourceVersion;
+  const sentAt = new Map();
+  const delays = [];
+  let received = 0;
+  const watchAgent = new Agent({ ...kube.agent.options, keepAlive: false, maxSockets: Infinity });
+  const reqs = [];
+  await Promise.all(
+    Array.from(
+      { length: WATCHERS },
+      () =>
+        new Promise((resolve, reject) => {
+          const req = request(`${kube.server}/api/v1/namespaces/${namespace}/pods?watch=true&resourceVersion=${startRv}`, { agent: watchAgent }, (res) => {
+            let buf = '';
+            res.setEncoding('utf8');
+            res.on('data', (c) => {
+              buf += c;
+              let nl;
+              while ((nl = buf.indexOf('\n')) >= 0) {
+                const line = buf.slice(0, nl);
+                buf = buf.slice(nl + 1);
+                const ev = JSON.parse(line);
+                const t = sentAt.get(ev.object?.metadata?.name);
+                if (ev.type === 'ADDED' && t !== undefined) {
+                  delays.push(performance.now() - t);
+                  received++;
+                }
+              }
+            });
+            resolve();
+          });
+          req.on('error', reject);
+          req.end();
+          reqs.push(req);
+        }),
+    ),
+  );
+  for (let i = 0; i < WATCH_EVENTS; i++) {
+    const name = `w-${i}`;
+    sentAt.set(name, performance.now());
+    await kube.call('POST', `/api/v1/namespaces/${namespace}/pods`, pod(name));
+    await new Promise((r) => setTimeout(r, 10)); // ~100 creates/s: delivery latency, not a saturation test
+  }
+  const deadline = Date.now() + 15_000;
+  while (received < WATCHERS * WATCH_EVENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const r of reqs) r.destroy();
+  watchAgent.destroy();
+  delays.sort((a, b) => a - b);
+  return { watchers: WATCHERS, events: WATCH_EVENTS, delivered: received, expected: WATCHERS * WATCH_EVENTS, p50Ms: percentile(delays, 50), p99Ms: percentile(delays, 99) };
+}
+
+export async function run() {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const maxOps = Number(process.env.BENCH_MAX_OPS ?? 50_000);
+  const dir = mkdtempSync(join(tmpdir(), 'pilothouse-bench-apiserver-'));
+  const up = startUp(dir);
+  const results = { puts: [], creates: [] };
+  try {
+    await up.ready;
+    process.stdout.write('bench: pilothouse up ready (3 members + API server)\n');
+    const etcd = new Etcd3({
+      hosts: [0, 1, 2].map((i) => `https://127.0.0.1:${PORT_BASE + 2 * i}`),
+      credentials: {
+        rootCertificate: readFileSync(join(dir, 'pki', 'ca.crt')),
+        certChain: readFileSync(join(dir, 'pki', 'client.crt')),
+        privateKey: readFileSync(join(dir, 'pki', 'client.key')),
+      },
+    });
+    const value = Buffer.alloc(1024, 'x');
+    for (const c of [16, 64]) {
+      const r = await closedLoop(c, seconds, maxOps, async (i) => (await etcd.put(`/bench/raw/${c}/${i}`).value(value), true));
+      process.stdout.write(`bench: etcd put c=${c}: ${fmt(r.throughput, 0)} ops/s p50 ${fmt(r.p50Ms, 2)} p99 ${fmt(r.p99Ms, 2)} ms\n`);
+      results.puts.push({ concurrency: c, ...r });
+    }
+    etcd.close();
+
+    let created = 0;
+    for (const c of [16, 64]) {
+      const kube = kubeClient(dir, c);
+      const r = await closedLoop(c, seconds, maxOps, async (i) => (await kube.call('POST', '/api/v1/namespaces/default/pods', pod(`p${c}-${i}`))).code === 201);
+      created += r.ops - r.errors;
+      kube.agent.destroy();
+      process.stdout.write(`bench: pod create c=${c}: ${fmt(r.throughput, 0)} ops/s p50 ${fmt(r.p50Ms, 2)} p99 ${fmt(r.p99Ms, 2)} ms (${r.errors} errors)\n`);
+      results.creates.push({ concurrency: c, ...r });
+    }
+
+    const kube = kubeClient(dir, 16);
+    // Top up to LIST_SIZE pods.
+    if (created < LIST_SIZE) {
+      await closedLoop(16, 600, LIST_SIZE - created, async (i) => (await kube.call('POST', '/api/v1/namespaces/default/pods', pod(`fill-${i}`))).code === 201);
+    }
+    results.get = await closedLoop(16, Math.min(seconds, 5), maxOps, async () => (await kube.call('GET', '/api/v1/namespaces/default/pods/p16-0')).code === 200);
+    process.stdout.write(`bench: get c=16: ${fmt(results.get.throughput, 0)} ops/s p50 ${fmt(results.get.p50Ms, 2)} p99 ${fmt(results.get.p99Ms, 2)} ms\n`);
+    let listed = 0;
+    results.list = await closedLoop(1, 60, 30, async () => {
+      const res = await kube.call('GET', '/api/v1/namespaces/default/pods');
+      listed = JSON.parse(res.body).items.length;
+      return res.code === 200;
+    });
+    results.list.items = listed;
+    process.stdout.write(`bench: list of ${listed} pods (consistent): p50 ${fmt(results.list.p50Ms, 1)} p99 ${fmt(results.list.p99Ms, 1)} ms\n`);
+    results.list0 = await closedLoop(1, 60, 30, async () => (await kube.call('GET', '/api/v1/namespaces/default/pods?resourceVersion=0')).code === 200);
+    process.stdout.write(`bench: list rv=0: p50 ${fmt(results.list0.p50Ms, 1)} p99 ${fmt(results.list0.p99Ms, 1)} ms\n`);
+
+    await kube.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watchbench' } });
+    results.watch = await watchDelivery(kube, 'watchbench');
+    process.stdout.write(`bench: watch delivery to ${WATCHERS} watchers: ${results.watch.delivered}/${results.watch.expected} p50 ${fmt(results.watch.p50Ms, 1)} p99 ${fmt(results.watch.p99Ms, 1)} ms\n`);
+    kube.agent.destroy();
+  } finally {
+    up.child.kill('SIGTERM');
+    await new Promise((r) => {
+      const t = setTimeout(() => (up.child.kill('SIGKILL'), r()), 15_000);
+      up.child.once('exit', () => (clearTimeout(t), r()));
+    });
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const rows = [16, 64].map((c, i) => {
+    const p = results.puts[i];
+    const cr = results.creates[i];
+    return `| ${c} | ${fmt(p?.throughput, 0)} | ${fmt(cr?.throughput, 0)} | ${fmt(cr?.p50Ms, 1)} | ${fmt(cr?.p99Ms, 1)} | ${fmt(cr && p ? cr.throughput / p.throughput : NaN, 2)} |`;
+  });
+  const md = [
+    `# API server benchmark ${new Date().toISOString()}`,
+    '',
+    `Machine: ${machine()}. Pilothouse 3-member cluster + API server (\`pilothouse up\`, mutual TLS, protobuf storage). Each phase ≤ ${seconds} s.`,
+    '',
+    '| clients | raw etcd puts/s (1 KiB) | pod creates/s | create p50 ms | create p99 ms | creates / puts (bar ≥ 0.4) |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `GET one pod (16 clients): ${fmt(results.get?.throughput, 0)}/s, p50 ${fmt(results.get?.p50Ms, 2)} ms, p99 ${fmt(results.get?.p99Ms, 2)} ms.`,
+    `LIST of ${results.list?.items} pods, consistent read from the watch cache: p50 ${fmt(results.list?.p50Ms, 1)} ms, p99 ${fmt(results.list?.p99Ms, 1)} ms (bar ≤ 200 ms); with resourceVersion=0: p50 ${fmt(results.list0?.p50Ms, 1)} ms, p99 ${fmt(results.list0?.p99Ms, 1)} ms.`,
+    `Watch delivery to ${WATCHERS} watchers (${WATCH_EVENTS} creates at ~100/s): ${results.watch?.delivered}/${results.watch?.expected} delivered, p50 ${fmt(results.watch?.p50Ms, 1)} ms, p99 ${fmt(results.watch?.p99Ms, 1)} ms.`,
+    '',
+  ].join('\n');
+  writeResults('apiserver', results, md);
+}
