@@ -9,6 +9,7 @@ const suites = {
   watch: () => import('./etcd/watch.mjs'),
   snapshot: () => import('./etcd/snapshot.mjs'),
   apiserver: () => import('./apiserver/index.mjs'),
+  console: () => import('./console/watchIngest.mjs'),
 };
 
 const name = process.argv[2];
