@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { kubectl, openView, snap } from './helpers';
 
 test('admission log: traced API requests with their stages, or an explained empty state without an API server', async ({ page }, testInfo) => {

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, type Page, type TestInfo } from '@playwright/test';
+import { e2eTarget } from './target';
 
 const run = promisify(execFile);
 
@@ -23,9 +24,17 @@ export function dataDir(): string {
 
 /** Opens a view by its route and waits until the header reports the cluster healthy. */
 export async function openView(page: Page, view: string, opts: { healthy?: boolean } = {}): Promise<void> {
-  const u = new URL(consoleUrl());
-  u.hash = `#/${view}`;
-  await page.goto(u.toString());
+  if (e2eTarget() === 'electron') {
+    // The app's window has no web URL to load (and refuses navigations):
+    // route inside it, through the console's own hash router.
+    await page.evaluate((v) => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash = `#/${v}`;
+    }, view);
+  } else {
+    const u = new URL(consoleUrl());
+    u.hash = `#/${view}`;
+    await page.goto(u.toString());
+  }
   await expect(page.getByTestId(`view-${view}`)).toBeVisible();
   if (opts.healthy !== false) await waitHealthy(page);
 }

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { openView, snap, waitHealthy } from './helpers';
 
 test('leader: kill the leader from the UI, see the new leader and the measured failover time', async ({ page }, testInfo) => {

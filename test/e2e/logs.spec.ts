@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { choose, openView, snap } from './helpers';
 
 test('logs: a member’s log, searchable, follows the tail', async ({ page }, testInfo) => {

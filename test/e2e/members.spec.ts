@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { openView, snap, waitHealthy } from './helpers';
 
 test('members: a card per member with probe data, command previews, defrag and pause/resume a follower', async ({ page }, testInfo) => {

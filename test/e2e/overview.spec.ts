@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { openView, snap } from './helpers';
 
 test('overview: health line, topology with one leader, processes; keyboard navigation and dark theme', async ({ page }, testInfo) => {

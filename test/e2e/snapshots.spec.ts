@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { etcdctl, openView, snap, waitHealthy } from './helpers';
 
 test('snapshots: take one with progress, verify it, restore it — the data is back and the cluster id is new', async ({ page }, testInfo) => {

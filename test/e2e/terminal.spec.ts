@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { openView, snap } from './helpers';
 
 test('terminal: etcdctl member list in the console shows the three members', async ({ page }, testInfo) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { choose, etcdctl, openView, snap } from './helpers';
 
 test('watch events: live puts appear, filters narrow them, the detail pane diffs against the previous value', async ({ page }, testInfo) => {
