@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { runEtcdCommand } from './common/cli/etcdCommand';
 import { registerSnapshotCommand } from './common/cli/snapshotCommand';
-import { runUpCommand, selfProgram } from './common/cli/upCommand';
+import { controllersProgram, runUpCommand, selfProgram } from './common/cli/upCommand';
 import { registerApiServerCommand } from './common/cli/apiserverCommand';
 import { registerControllersCommand } from './common/cli/controllersCommand';
 import { apiServerProgram } from './common/cli/apiserverLayout';
@@ -38,13 +38,13 @@ function buildProgram(setExitCode: (code: number) => void): Command {
 
   program
     .command('up')
-    .description('run a local cluster of members and the API server until Ctrl-C (clients on port-base+0,+2,+4, peers on +1,+3,+5, API server https on port-base+2n; DIR/kubeconfig)')
+    .description('run a local cluster of members, the API server and the controllers (scheduler, controller manager, 3 simulated nodes) until Ctrl-C (clients on port-base+0,+2,+4, peers on +1,+3,+5, API server https on port-base+2n; DIR/kubeconfig)')
     .requiredOption('--data-dir <dir>', 'cluster directory: m1/, m2/, m3/, logs/, etcdctl.env')
     .option('--members <n>', 'number of members', intOption('--members', 1, 49), 3)
     .option('--port-base <port>', 'first port; members use [port-base, port-base+2n-1], the API server port-base+2n', intOption('--port-base', 1024, 65000), 2379)
     .action(async (opts: { dataDir: string; members: number; portBase: number }) => {
       const cliPath = fileURLToPath(import.meta.url);
-      setExitCode(await runUpCommand(opts, selfProgram(cliPath), apiServerProgram(cliPath)));
+      setExitCode(await runUpCommand(opts, selfProgram(cliPath), apiServerProgram(cliPath), controllersProgram(cliPath)));
     });
 
   registerSnapshotCommand(program, setExitCode);

@@ -100,6 +100,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     for (const [name, st] of round.statuses) if (st.header) nameById.set(st.header.member_id, name);
     timeline.observe(leaderSample(round.at, round.statuses.values(), (id) => nameById.get(id)));
     publishOverview();
+    supervisor.controllersReady(); // a restarted controllers process counts as running again
     void supervisor.apiserverReady().then((ready) => {
       if (ready === apiReady) return;
       apiReady = ready;

@@ -8,7 +8,10 @@
 //
 // The API server starts as soon as a leader is elected (etcd answers), in
 // parallel with the wait for every member, so its own start-up time overlaps
-// the members'; it is ready when /readyz answers 200.
+// the members'; it is ready when /readyz answers 200. The controllers
+// (`pilothouse controllers --data-dir DIR`: scheduler, controller manager,
+// simulated kubelets) start once the API server is ready; they have no health
+// endpoint, so they count as running while their process lives.
 //
 // The supervisor only starts, stops and watches processes; what the members
 // say about themselves (leader, terms, health) is memberHealth.ts's business.
@@ -19,7 +22,7 @@ import type { ComponentStatus, EventSink, StartupStep } from '../../preload/cont
 import { ensureClusterPki } from '../common/pki/clusterPki';
 import { apiServerFlags, apiServerLayout, apiServerProgram, probeReadyz, writeKubeconfig, type ApiServerLayout } from '../common/cli/apiserverLayout';
 import type { ClientPem } from '../common/tlsChannel';
-import { selfProgram } from '../common/cli/upCommand';
+import { controllersLayout, controllersProgram, selfProgram } from '../common/cli/upCommand';
 import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
 import type { Program } from './memberProcess';
 import { MemberClient } from './memberClient';
@@ -39,6 +42,8 @@ export interface SupervisorOptions {
   memberProgram?: Program;
   /** Run the API server too (default true). */
   apiserver?: boolean;
+  /** Run the controllers too, once the API server is ready (default: whenever the API server runs). */
+  controllers?: boolean;
   /** Called whenever a component's state changes. */
   onComponentChange?: (status: ComponentStatus) => void;
   spawner?: Spawner;
@@ -54,6 +59,7 @@ export const STARTUP_STEPS = [
   { id: 'quorum', label: 'Every member serves linearizable reads' },
 ];
 const APISERVER_STEP = { id: 'apiserver', label: 'API server ready (/readyz)' };
+const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers and simulated nodes started' };
 
 const POLL_MS = 50;
 
@@ -63,6 +69,8 @@ export class Supervisor {
   readonly members = new Map<string, SupervisedProcess>();
   /** The API server's process and place, when the control plane runs one. */
   apiserver: SupervisedProcess | undefined;
+  /** The controllers' process, when the control plane runs them. */
+  controllers: SupervisedProcess | undefined;
   private apiLayoutValue: ApiServerLayout | undefined;
   readonly steps: StartupSteps;
   /** Cold start to every member answering a linearizable read, once measured. */
@@ -80,7 +88,9 @@ export class Supervisor {
       tls: true,
     };
     this.layout = clusterLayout(this.clusterOpts);
-    this.steps = new StartupSteps(o.apiserver === false ? STARTUP_STEPS : [...STARTUP_STEPS, APISERVER_STEP], o.events);
+    const withControllers = o.apiserver !== false && o.controllers !== false;
+    const steps = o.apiserver === false ? STARTUP_STEPS : [...STARTUP_STEPS, APISERVER_STEP, ...(withControllers ? [CONTROLLERS_STEP] : [])];
+    this.steps = new StartupSteps(steps, o.events);
     for (const m of this.layout) {
       const proc = new SupervisedProcess({
         id: m.name,
@@ -134,6 +144,7 @@ export class Supervisor {
   /** The program and flags a component runs with. */
   commandLine(id: string): { program: Program; args: string[] } {
     if (id === 'apiserver' && this.apiLayoutValue) return { program: apiServerProgram(this.o.cliPath), args: apiServerFlags(this.apiLayoutValue, this.layout) };
+    if (id === 'controllers' && this.controllers) return { program: controllersProgram(this.o.cliPath), args: controllersLayout(this.o.dataDir).args };
     return { program: this.clusterOpts.program, args: this.memberArgs(id) };
   }
 
@@ -149,17 +160,17 @@ export class Supervisor {
   }
 
   process(id: string): SupervisedProcess {
-    const p = this.members.get(id) ?? (id === 'apiserver' ? this.apiserver : undefined);
+    const p = this.members.get(id) ?? (id === 'apiserver' ? this.apiserver : id === 'controllers' ? this.controllers : undefined);
     if (!p) throw new Error(`no component ${id}`);
     return p;
   }
 
   has(id: string): boolean {
-    return this.members.has(id) || (id === 'apiserver' && this.apiserver !== undefined);
+    return this.members.has(id) || (id === 'apiserver' && this.apiserver !== undefined) || (id === 'controllers' && this.controllers !== undefined);
   }
 
   components(): ComponentStatus[] {
-    return [...this.members.values(), ...(this.apiserver ? [this.apiserver] : [])].map((p) => p.status());
+    return [...this.members.values(), ...(this.apiserver ? [this.apiserver] : []), ...(this.controllers ? [this.controllers] : [])].map((p) => p.status());
   }
 
   /** The API server process, created once its PKI exists. */
@@ -182,6 +193,33 @@ export class Supervisor {
       restart: this.o.restart,
       stopGraceMs: this.o.stopGraceMs,
     });
+    if (this.o.controllers === false) return;
+    const ctl = controllersLayout(this.o.dataDir);
+    this.o.logs.attachFile('controllers', ctl.logFile);
+    this.controllers = new SupervisedProcess({
+      id: 'controllers',
+      kind: 'controllers',
+      url: layout.url,
+      program: controllersProgram(this.o.cliPath),
+      args: ctl.args,
+      logs: this.o.logs,
+      onChange: this.o.onComponentChange,
+      spawner: this.o.spawner,
+      clock: this.o.clock,
+      restart: this.o.restart,
+      stopGraceMs: this.o.stopGraceMs,
+    });
+  }
+
+  /**
+   * The controllers have no health endpoint: a live process (after a start or
+   * a restart) counts as running. Undefined when there are no controllers.
+   */
+  controllersReady(): boolean | undefined {
+    if (!this.controllers) return undefined;
+    if (!this.controllers.alive) return false;
+    this.controllers.markReady();
+    return true;
   }
 
   /** One /readyz probe; undefined when there is no API server. */
@@ -263,6 +301,7 @@ export class Supervisor {
     }
     this.steps.done('quorum', `${all} members healthy in ${Date.now() - t0} ms`);
     if (!(await apiReady)) return false;
+    if (this.controllers && !(await this.startControllers(deadline))) return false;
     this.coldStartMs = Date.now() - t0;
     this.o.logs.note('console', `control plane ready: cold start ${this.coldStartMs} ms`);
     return true;
@@ -294,6 +333,24 @@ export class Supervisor {
     return true;
   }
 
+  /** Starts the controllers (the API server is ready) and waits until they have run a moment without exiting. */
+  private async startControllers(deadline: number): Promise<boolean> {
+    const ctl = this.controllers!;
+    const logFile = controllersLayout(this.o.dataDir).logFile;
+    this.steps.begin('controllers', logFile);
+    ctl.start();
+    // A bad kubeconfig or PKI makes the process exit within a second; past that it is running.
+    const settleUntil = Math.min(deadline, Date.now() + 1_000);
+    await this.pollUntil(settleUntil, async () => (ctl.alive ? undefined : 'exited'));
+    if (this.disposed || !ctl.alive) {
+      this.steps.fail('controllers', `the controllers exited; see ${logFile}`);
+      return false;
+    }
+    ctl.markReady();
+    this.steps.done('controllers', `scheduler, controller manager and simulated nodes (pid ${ctl.pid}); log ${logFile}`);
+    return true;
+  }
+
   private async pollUntil<T>(deadline: number, probe: () => Promise<T | undefined>): Promise<T | undefined> {
     while (!this.disposed && Date.now() < deadline) {
       const v = await probe();
@@ -312,21 +369,24 @@ export class Supervisor {
     await Promise.all([...this.members.values()].map((p) => p.stop()));
   }
 
-  /** The API server first (its clients see it go), then the members. */
+  /** The controllers, then the API server (its clients see it go), then the members. */
   async stopAll(): Promise<void> {
+    await this.controllers?.stop();
     await this.apiserver?.stop();
     await this.stopMembers();
   }
 
-  /** Members, then the API server (it retries etcd until the members answer). */
+  /** Members, then the API server (it retries etcd until the members answer), then the controllers (they retry the API server). */
   startAll(): void {
     this.startMembers();
     this.apiserver?.start();
+    this.controllers?.start();
   }
 
   /** Stops every child and closes the clients; resolves once all are reaped. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    await this.controllers?.close();
     await this.apiserver?.close();
     await Promise.all([...this.members.values()].map((p) => p.close()));
     for (const c of this.clients.values()) c.close();

@@ -7,10 +7,14 @@
 // apiserver`, HTTPS on 127.0.0.1 at port-base + 2·members, PKI under
 // DIR/pki/kube, log DIR/logs/apiserver.log) and DIR/kubeconfig names it with
 // an admin identity, so `KUBECONFIG=DIR/kubeconfig kubectl get ns` works.
+// Once the API server is ready the controllers follow (`pilothouse controllers
+// --data-dir DIR`: scheduler, controller manager and simulated kubelets, each
+// with its own identity issued under DIR; log DIR/logs/controllers.log).
 
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { LocalCluster } from '../../console/localCluster';
 import { MemberProcess, type Program } from '../../console/memberProcess';
+import { DEFAULT_CONTROLLER_OPTIONS } from '../../controllers/client/context';
 import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig } from './apiserverLayout';
 
 export interface UpOptions {
@@ -29,8 +33,25 @@ export function selfProgram(cliPath: string): Program {
   return { command: process.execPath, args: [cliPath, 'etcd'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
-/** program runs a member; apiServer (when given) runs `pilothouse apiserver` once the members are ready. */
-export async function runUpCommand(opts: UpOptions, program: Program, apiServer?: Program): Promise<number> {
+/** `pilothouse controllers` run by this same program. */
+export function controllersProgram(cliPath: string): Program {
+  return { command: process.execPath, args: [cliPath, 'controllers'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
+/** Simulated nodes the controllers process runs by default (its --nodes default). */
+export const CONTROLLER_NODES = DEFAULT_CONTROLLER_OPTIONS.nodes;
+
+/** Flags and log file of the controllers process of the cluster under dataDir. */
+export function controllersLayout(dataDir: string): { args: string[]; logFile: string } {
+  return { args: ['--data-dir', dataDir], logFile: join(dataDir, 'logs', 'controllers.log') };
+}
+
+/**
+ * program runs a member; apiServer (when given) runs `pilothouse apiserver`
+ * once the members are ready, and controllers (when given, with apiServer)
+ * `pilothouse controllers` once the API server is ready.
+ */
+export async function runUpCommand(opts: UpOptions, program: Program, apiServer?: Program, controllers?: Program): Promise<number> {
   const cluster = new LocalCluster({
     dataDir: resolve(opts.dataDir),
     members: opts.members,
@@ -40,7 +61,10 @@ export async function runUpCommand(opts: UpOptions, program: Program, apiServer?
   });
   let stopping: Promise<void> | undefined;
   let apiProcess: MemberProcess | undefined;
+  let ctlProcess: MemberProcess | undefined;
+  // The API server's clients first, then the API server, then the members.
   const stop = (): Promise<void> => (stopping ??= (async () => {
+    await ctlProcess?.stop();
     await apiProcess?.stop();
     await cluster.stop();
   })());
@@ -90,6 +114,18 @@ export async function runUpCommand(opts: UpOptions, program: Program, apiServer?
     void proc.waitExit().then((code) => {
       if (!stopping) process.stderr.write(`pilothouse: API server exited (code ${code}); see ${layout.logFile}\n`);
     });
+    if (controllers) {
+      const ctl = controllersLayout(resolve(opts.dataDir));
+      const ctlProc = (ctlProcess = new MemberProcess('controllers', controllers, ctl.args, ctl.logFile));
+      ctlProc.start();
+      process.stdout.write(
+        `pilothouse: controllers running (controllers pid ${ctlProc.pid}): scheduler, controller manager and ${CONTROLLER_NODES} simulated nodes; ` +
+          `log ${ctl.logFile}; run: KUBECONFIG=${layout.kubeconfig} kubectl get nodes\n`,
+      );
+      void ctlProc.waitExit().then((code) => {
+        if (!stopping) process.stderr.write(`pilothouse: controllers exited (code ${code}); see ${ctl.logFile}\n`);
+      });
+    }
   }
 
   // Report members that die on their own; the cluster keeps running with the rest.
