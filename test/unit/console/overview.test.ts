@@ -102,7 +102,7 @@ describe('console services before start', () => {
       expect(o).toMatchObject({ mode: 'embedded', health: 'starting', summary: 'starting: 0/3 members, no leader, m1 stopped, m2 stopped, m3 stopped' });
       const members = await svc.handlers.members();
       expect(members.map((m) => [m.name, m.healthy, m.errors])).toEqual([['m1', false, ['not probed yet']], ['m2', false, ['not probed yet']], ['m3', false, ['not probed yet']]]);
-      expect((await svc.handlers.startupProgress()).map((s) => s.state)).toEqual(['pending', 'pending', 'pending', 'pending', 'pending']);
+      expect((await svc.handlers.startupProgress()).map((s) => s.state)).toEqual(['pending', 'pending', 'pending', 'pending', 'pending', 'pending']);
       expect(await svc.handlers.listSnapshots()).toEqual([]);
       expect(await svc.handlers.recentWatchEvents({ limit: 10 })).toEqual([]);
       expect(await svc.handlers.version()).toMatchObject({ pilothouse: expect.stringMatching(/^\d+\.\d+\.\d+$/), runtime: 'web' });
