@@ -49,6 +49,9 @@ async function startUp(): Promise<UpRun> {
   void until(() => /apiserver pid (\d+)/.test(out), 60_000)
     .then(() => memberPids.add(Number(/apiserver pid (\d+)/.exec(out)![1])))
     .catch(() => {});
+  void until(() => /controllers pid (\d+)/.test(out), 90_000)
+    .then(() => memberPids.add(Number(/controllers pid (\d+)/.exec(out)![1])))
+    .catch(() => {});
   expect(out, `up output: ${out}`).toContain('pilothouse: cluster ready (3 members)');
   return { child, output: () => out, memberPids: pids };
 }
@@ -72,6 +75,22 @@ function ctlWithEnvFile(args: string): { stdout: string; stderr: string; status:
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ETCDCTL_')));
   const r = spawnSync('bash', ['-c', `source ${join(dir, 'etcdctl.env')} && etcdctl ${args}`], { env, encoding: 'utf8', timeout: 15_000 });
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+}
+
+function kubectl(args: string[]): { stdout: string; stderr: string; status: number | null } {
+  const r = spawnSync('/usr/bin/kubectl', args, { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') }, encoding: 'utf8', timeout: 15_000 });
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+}
+
+/** Polls kubectl until check accepts its stdout; returns the last answer either way. */
+async function kubectlUntil(args: string[], check: (stdout: string) => boolean, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let last = kubectl(args);
+  while (!check(last.stdout) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 500));
+    last = kubectl(args);
+  }
+  return last.stdout + last.stderr;
 }
 
 afterEach(() => {
@@ -110,6 +129,18 @@ describe('pilothouse up', () => {
     expect(anonymous.code).not.toBe(0);
     expect(anonymous.stdout).toBe('');
 
+    // The controllers follow the API server: 3 simulated nodes turn Ready, a deployment gets a Running pod.
+    await until(() => first.output().includes('pilothouse: controllers running'), 60_000);
+    expect(first.output()).toMatch(/pilothouse: controllers running \(controllers pid \d+\): scheduler, controller manager and 3 simulated nodes/);
+    const readyNodes = (s: string) => s.split('\n').filter((l) => /^\S+\s+Ready\s/.test(l)).length;
+    const nodes = await kubectlUntil(['get', 'nodes', '--no-headers'], (s) => readyNodes(s) === 3, 60_000);
+    expect(readyNodes(nodes), nodes).toBe(3);
+    const created = kubectl(['create', 'deployment', 'web', '--image=nginx']);
+    expect(created.stdout + created.stderr).toBe('deployment.apps/web created\n');
+    const pods = await kubectlUntil(['get', 'pods', '-l', 'app=web', '--no-headers'], (s) => / 1\/1\s+Running\s/.test(s), 60_000);
+    expect(pods).toMatch(/^web-\S+\s+1\/1\s+Running\s/m);
+    expect(readFileSync(join(dir, 'logs', 'controllers.log'), 'utf8')).toContain('running kube-scheduler');
+
     expect(await stopUp(first)).toBe(0);
     for (const pid of first.memberPids) expect(alive(pid), `member pid ${pid} still running`).toBe(false);
     expect(readFileSync(join(dir, 'logs', 'm1.log'), 'utf8')).toContain('ready to serve client requests');
@@ -119,5 +150,5 @@ describe('pilothouse up', () => {
     const get = ctlWithEnvFile('get survives --print-value-only');
     expect(get.stdout).toBe('restart\n');
     expect(await stopUp(second)).toBe(0);
-  }, 180_000); // two full up/stop cycles, each now with the API server too
+  }, 300_000); // two full up/stop cycles, each now with the API server and the controllers too
 });
