@@ -44,7 +44,8 @@ export async function waitHealthy(page: Page, timeout = 90_000): Promise<void> {
 }
 
 export async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  const dir = resolve('test/e2e/screenshots');
+  // The Electron run keeps its own set, so it never overwrites the web host's.
+  const dir = resolve(e2eTarget() === 'electron' ? 'test/e2e/screenshots/electron' : 'test/e2e/screenshots');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
