@@ -33,13 +33,51 @@ export async function listObjects(ctx: RequestContext, scope: ResourceScope): Pr
     return;
   }
   const output = negotiateOutput(ctx.req.headers.accept, true);
+  // A plain JSON list only reads the stored objects (each item's JSON is cached), so the cache need not copy them.
+  const plainJson = output.kind === 'object' && output.serialization === 'json';
   const result = await ctx.trace.stage('storage', () =>
-    storageCall(scope.qr, '', 'list', () => scope.storage.getList(listPrefix(scope, ctx.info.namespace), storageListOptions(scope, ctx.info.namespace, opts))),
+    storageCall(scope.qr, '', 'list', () =>
+      scope.storage.getList(listPrefix(scope, ctx.info.namespace), { ...storageListOptions(scope, ctx.info.namespace, opts), shareItems: plainJson }),
+    ),
   );
-  const items = result.items.map((o) => readable(scope, o));
   ctx.trace.storage('read', result.resourceVersion);
   const meta = { resourceVersion: result.resourceVersion, continue: result.continue, remainingItemCount: result.remainingItemCount };
+  if (plainJson) {
+    writeRaw(ctx, 200, outputContentType(output), plainJsonList(scope, result.items, meta));
+    return;
+  }
+  const items = result.items.map((o) => readable(scope, o));
   writeOutput(ctx, scope, output, 200, items, meta, true);
+}
+
+// Each stored object's JSON (UTF-8) as a list item (defaulted, without type
+// meta), per resource definition: stored objects are immutable and replaced on
+// every change, so a list re-serializes only what changed since the last list,
+// and the body is one memcpy of cached bytes instead of a 10 MB string encode.
+const itemJsonCache = new WeakMap<object, WeakMap<KObject, Buffer>>();
+const COMMA = Buffer.from(',');
+
+function itemJson(scope: ResourceScope, obj: KObject): Buffer {
+  let perDef = itemJsonCache.get(scope.def);
+  if (!perDef) itemJsonCache.set(scope.def, (perDef = new WeakMap()));
+  let json = perDef.get(obj);
+  if (json === undefined) {
+    json = Buffer.from(JSON.stringify(stripTypeMeta(readable(scope, structuredClone(obj)))));
+    perDef.set(obj, json);
+  }
+  return json;
+}
+
+/** Byte-for-byte what encodeBody gives for the list object writeOutput builds, from cached item JSON. */
+function plainJsonList(scope: ResourceScope, stored: KObject[], meta: ListMetaOut): Buffer {
+  const head = JSON.stringify({ kind: scope.def.listKind, apiVersion: scope.apiVersion, metadata: listMeta(meta) });
+  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"items":[`)];
+  stored.forEach((o, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(itemJson(scope, o));
+  });
+  parts.push(Buffer.from(']}\n'));
+  return Buffer.concat(parts);
 }
 
 export function storageListOptions(scope: ResourceScope, namespace: string, opts: ParsedListOptions) {

@@ -36,7 +36,7 @@ export function writeObject(ctx: RequestContext, code: number, obj: unknown, ser
   ctx.trace.respond(code, isStatus(obj) ? obj : undefined);
 }
 
-export function writeRaw(ctx: RequestContext, code: number, contentType: string, body: string, extra: Record<string, string> = {}): void {
+export function writeRaw(ctx: RequestContext, code: number, contentType: string, body: string | Buffer, extra: Record<string, string> = {}): void {
   if (ctx.res.headersSent) {
     ctx.res.end();
     return;

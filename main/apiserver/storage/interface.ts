@@ -66,6 +66,12 @@ export interface ListOptions {
   predicate?: Predicate;
   /** List only the object with this exact key (fieldSelector metadata.name=x). */
   exactKey?: string;
+  /**
+   * The caller only reads the items (never mutates them): a cache may return
+   * its own stored objects instead of a deep copy of each, which on large
+   * lists costs more than everything else together.
+   */
+  shareItems?: boolean;
 }
 
 export interface ListResult {

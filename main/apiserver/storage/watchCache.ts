@@ -263,7 +263,8 @@ export class WatchCache implements Storage {
         more++;
         return;
       }
-      items.push(structuredClone(obj));
+      // Stored objects are never mutated in place (apply() replaces them), so sharing is safe for readers.
+      items.push(opts.shareItems ? obj : structuredClone(obj));
       lastKey = key;
     };
     if (opts.exactKey !== undefined) {
