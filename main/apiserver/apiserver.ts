@@ -19,6 +19,7 @@ import { WatchCache } from './storage/watchCache';
 import { createDiscoveryHandler, type OpenApiSource } from './discovery/discoveryHandler';
 import { timedCheck, type HealthCheck } from './discovery/health';
 import type { AdmissionPlugin } from './endpoints/admission';
+import { namespaceLifecycle } from './endpoints/namespaceLifecycle';
 import { keyFor, scopeFor, type ResourceScope, type RestServices } from './endpoints/scope';
 import { createDecoded } from './endpoints/create';
 import type { RequestContext } from './server/context';
@@ -86,8 +87,10 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
     return store;
   };
   const allocators = createServiceAllocators({ storage: store, prefix, serviceCIDR: cfg.serviceClusterIpRange, nodePortRange: cfg.serviceNodePortRange });
-  const services: RestServices = { etcdPrefix: prefix, storageFor, allocators, admission: cfg.admission ?? [], now: () => new Date() };
+  const services: RestServices = { etcdPrefix: prefix, storageFor, allocators, admission: [], now: () => new Date() };
 
+  // NamespaceLifecycle always runs first, as in kube-apiserver's default plugin order.
+  services.admission.push(namespaceLifecycle(services), ...(cfg.admission ?? []));
   for (const def of cfg.resources) {
     const gr = groupResource(def.resource, def.group);
     let cache = caches.get(gr);

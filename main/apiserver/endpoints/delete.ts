@@ -7,6 +7,8 @@
 //   orphanDependents adds `orphan`; an object with finalizers only gets its
 //   deletionTimestamp) → otherwise the etcd delete (Txn on mod_revision) and
 //   200 Status Success {name, group, kind, uid} (pods answer the object).
+// Namespaces first become Terminating and stay while spec.finalizers is set
+// (namespaceLifecycle.ts).
 
 import type { KObject } from '../api/object';
 import { badRequest, conflict, invalid, successStatus } from '../api/status';
@@ -14,6 +16,7 @@ import type { RequestContext } from '../server/context';
 import { StorageError } from '../storage/interface';
 import { runValidating } from './admission';
 import { listObjectsForDelete } from './deleteCollection';
+import { isNamespaceResource, markNamespaceTerminating } from './namespaceLifecycle';
 import { deepCopy, rfc3339 } from './objectMeta';
 import { negotiateOutput } from './outputFormat';
 import { readable, writeOutput } from './read';
@@ -80,13 +83,18 @@ export async function deleteOne(ctx: RequestContext, scope: ResourceScope, name:
   const namespace = ctx.info.namespace;
   const key = keyFor(scope, namespace, name);
   const sctx = strategyContext(scope, ctx.user!, namespace, opts.dryRun);
-  const current = readable(scope, await storageCall(qr, name, 'get', () => scope.storage.get(key)));
+  let current = readable(scope, await storageCall(qr, name, 'get', () => scope.storage.get(key)));
   checkDeletePreconditions(scope, current, opts);
   await runValidating(
     scope.services.admission,
     { operation: 'DELETE', group: def.group, version: def.version, kind: def.kind, resource: def.resource, subresource: '', namespace, name, user: ctx.user!, dryRun: opts.dryRun, oldObject: current },
     ctx.trace,
   );
+  if (isNamespaceResource(def)) {
+    const ns = await markNamespaceTerminating(ctx, scope, key, current, opts.dryRun);
+    if (ns.pending) return { kind: 'object', object: ns.pending, code: 200 };
+    current = readable(scope, ns.current);
+  }
 
   const grace = def.strategy.gracePeriodSeconds?.(current, opts.gracePeriodSeconds);
   const finalizers = finalizersFor(current, opts);

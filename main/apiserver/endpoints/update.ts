@@ -40,7 +40,8 @@ export async function replaceObject(ctx: RequestContext, scope: ResourceScope): 
     writeOutput(ctx, scope, { kind: 'object', serialization: output.serialization }, 200, [scope.def.scale.toScale(r.object)], {}, false);
     return;
   }
-  const strategy = sub === 'status' && scope.def.statusStrategy ? scope.def.statusStrategy : sub === '' ? scope.def.strategy : undefined;
+  const strategy =
+    sub === 'status' && scope.def.statusStrategy ? scope.def.statusStrategy : sub === '' ? scope.def.strategy : scope.def.subresourceStrategies?.[sub];
   if (!strategy) throw badRequest(`the server could not find the requested resource`);
   const obj: KObject = await ctx.trace.stage('decode', () => decodeObject(ctx, scope, opts.fieldValidation));
   checkNameMatchesUrl(obj, name);

@@ -21,6 +21,7 @@ import { recordManagedFields } from './managedFields';
 import { deepCopy, reconcileNamespace, resourceVersionRequired, setTypeMeta } from './objectMeta';
 import { readable } from './read';
 import { keyFor, strategyContext, type ResourceScope } from './scope';
+import { specFinalizers } from './namespaceLifecycle';
 import { interpretStorageError } from './storageErrors';
 
 export interface UpdateRequest {
@@ -143,5 +144,7 @@ export async function updateObject(ctx: RequestContext, scope: ResourceScope, re
 export function shouldDeleteDuringUpdate(obj: KObject, old: KObject): boolean {
   if ((obj.metadata.finalizers ?? []).length > 0) return false;
   if (!old.metadata.deletionTimestamp) return false;
+  // A namespace also waits for its spec.finalizers (the namespace controller's `kubernetes`).
+  if (obj.kind === 'Namespace' && specFinalizers(obj).length > 0) return false;
   return old.metadata.deletionGracePeriodSeconds === undefined || old.metadata.deletionGracePeriodSeconds === 0;
 }

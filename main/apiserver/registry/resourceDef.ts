@@ -154,6 +154,8 @@ export interface ResourceDef {
   ttlSeconds?(obj: KObject): number | undefined;
   /** Strategy for PUT/PATCH of NAME/status (spec and most metadata keep their stored values). */
   statusStrategy?: Strategy;
+  /** Strategies for PUT of other subresources (namespaces/NAME/finalize). */
+  subresourceStrategies?: Record<string, Strategy>;
   scale?: ScaleDef;
   binding?: BindingDef;
 }
