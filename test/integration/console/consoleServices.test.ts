@@ -106,7 +106,7 @@ describe('console services on an embedded control plane', () => {
   it('starts to healthy, with every startup step done', async () => {
     const steps = await h().startupProgress();
     console.log(`cold start (PKI + 3 members + API server ready): ${coldStartMs} ms (supervisor: ${svc.supervisor.coldStartMs} ms); steps ${steps.map((s) => `${s.id} ${s.elapsedMs} ms`).join(', ')}`);
-    expect(steps.map((s) => [s.id, s.state])).toEqual([['pki', 'done'], ['members', 'done'], ['leader', 'done'], ['quorum', 'done'], ['apiserver', 'done']]);
+    expect(steps.map((s) => [s.id, s.state])).toEqual([['pki', 'done'], ['members', 'done'], ['leader', 'done'], ['quorum', 'done'], ['apiserver', 'done'], ['controllers', 'done']]);
     expect(sink.of('startupProgress').length).toBeGreaterThan(4);
     const o = await until('healthy overview', async () => {
       const x = await h().overview();
@@ -116,6 +116,7 @@ describe('console services on an embedded control plane', () => {
     expect(o.clusterId).toMatch(/^[0-9a-f]{16}$/);
     expect(o.components.map((c) => [c.id, c.kind, c.state])).toEqual([
       ['m1', 'etcd', 'running'], ['m2', 'etcd', 'running'], ['m3', 'etcd', 'running'], ['apiserver', 'apiserver', 'running'],
+      ['controllers', 'controllers', 'running'],
     ]);
     expect(o.components[3]!.url).toBe(`https://127.0.0.1:${PORT_BASE + 6}`);
     expect(sink.of('overview').length).toBeGreaterThan(0);
@@ -246,6 +247,32 @@ describe('console services on an embedded control plane', () => {
     expect((await h().logs({ component: 'm3', search: 'crashed; restart 1' })).length).toBe(1);
   }, 120_000);
 
+  it('runs the controllers (3 simulated nodes Ready) and restarts them after a kill -9 from outside', async () => {
+    const kubeconfig = join(dir, 'kubeconfig');
+    const readyNodes = async () => {
+      const r = await new Promise<string>((res) => {
+        const child = spawn('/usr/bin/kubectl', ['get', 'nodes', '--no-headers'], { env: { ...process.env, KUBECONFIG: kubeconfig } });
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+        child.on('close', () => res(out));
+      });
+      return r.split('\n').filter((l) => /^\S+\s+Ready\s/.test(l)).length === 3;
+    };
+    await until('3 Ready nodes', readyNodes, 60_000);
+    const proc = svc.supervisor.process('controllers');
+    expect(proc.state).toBe('running');
+    const pid = proc.pid!;
+    process.kill(pid, 'SIGKILL');
+    await until('controllers crashed and restarting', () => proc.state === 'restarting' || (proc.pid !== undefined && proc.pid !== pid));
+    await until('controllers running again', () => proc.state === 'running' && proc.pid !== pid, 60_000);
+    notePids();
+    expect(proc.status().restarts).toBeGreaterThanOrEqual(1);
+    expect(proc.status().lastExit).toMatchObject({ code: null, signal: 'SIGKILL' });
+    expect((await h().logs({ component: 'controllers', search: 'crashed; restart 1' })).length).toBe(1);
+    expect((await h().overview()).components.find((c) => c.id === 'controllers')?.state).toBe('running');
+    await until('3 Ready nodes after the restart', readyNodes, 60_000);
+  }, 180_000);
+
   it('kill-the-leader: a new leader at a higher term, a positive failover time, the old leader restarted', async () => {
     await until('healthy', async () => (await h().overview()).health === 'healthy');
     const r = await h().killLeaderExperiment();
@@ -354,7 +381,7 @@ describe('console services on an embedded control plane', () => {
     expect(running.every(alive)).toBe(true);
     await svc.dispose();
     for (const pid of pids) expect(alive(pid)).toBe(false);
-    expect(svc.supervisor.components().map((c) => c.state)).toEqual(['stopped', 'stopped', 'stopped', 'stopped']);
+    expect(svc.supervisor.components().map((c) => c.state)).toEqual(['stopped', 'stopped', 'stopped', 'stopped', 'stopped']);
   });
 
   it('a restarted console resumes the same cluster (PKI and data kept) and keeps the leader timeline', async () => {
