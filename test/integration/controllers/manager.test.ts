@@ -1,13 +1,14 @@
 // The controller manager's other controllers through kubectl on a real
 // control plane: a default ServiceAccount in every new namespace, Endpoints
-// following a Service's ready pods. (Namespace deletion needs the API
-// server's Terminating phase and namespaces/<n>/finalize, not served yet.)
+// following a Service's ready pods, and namespace deletion (the API server
+// keeps a Terminating namespace until the namespace controller has emptied
+// it and PUT namespaces/<n>/finalize).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapApiServers } from '../harness/apiserver';
 import { eventually, startManagerControlPlane, type ManagerControlPlane } from './managerControlPlane';
 
-const PORT_BASE = 29420;
+const PORT_BASE = 29600;
 
 let cp: ManagerControlPlane;
 
@@ -32,6 +33,50 @@ describe('controller manager', () => {
     await cp.kubectl('delete', 'serviceaccount', 'default', '-n', 'team-a');
     await eventually(async () => (await cp.api.kubectl(['get', 'serviceaccount', 'default', '-n', 'team-a'])).code === 0, 15_000, 'default ServiceAccount recreated');
   }, 40_000);
+
+  it('kubectl delete ns waits while the namespace is Terminating; creates in it are refused; the controller empties and finalizes it', async () => {
+    await cp.kubectl('create', 'namespace', 'doomed');
+    await cp.kubectl('create', 'configmap', 'keep', '-n', 'doomed', '--from-literal=k=v');
+    const created = await cp.getJson<{ spec: { finalizers: string[] } }>('get', 'namespace', 'doomed');
+    expect(created.spec.finalizers).toEqual(['kubernetes']);
+    // A finalizer of our own holds the namespace in Terminating after the controller is done.
+    await cp.kubectl('patch', 'namespace', 'doomed', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
+    await cp.kubectl('delete', 'namespace', 'doomed', '--wait=false');
+    const ns = await cp.getJson<{ metadata: { deletionTimestamp?: string }; status: { phase: string } }>('get', 'namespace', 'doomed');
+    expect(ns.status.phase).toBe('Terminating');
+    expect(ns.metadata.deletionTimestamp).toBeTruthy();
+
+    const refused = await cp.api.kubectl(['create', 'configmap', 'late', '-n', 'doomed']);
+    expect(refused.code).not.toBe(0);
+    // kubectl create configmap words a server error its own way.
+    expect(refused.stderr).toContain('error: failed to create configmap: configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated');
+
+    // The controller deletes the content and removes the `kubernetes` finalizer.
+    await eventually(async () => {
+      const cur = await cp.getJson<{ spec?: { finalizers?: string[] } }>('get', 'namespace', 'doomed');
+      return (cur.spec?.finalizers ?? []).length === 0;
+    }, 30_000, 'spec.finalizers emptied by the namespace controller');
+    expect((await cp.api.kubectl(['get', 'configmap', 'keep', '-n', 'doomed'])).stderr).toContain('configmaps "keep" not found');
+
+    const waiting = cp.api.kubectl(['delete', 'namespace', 'doomed', '--timeout=60s'], { timeoutMs: 70_000 });
+    await new Promise((r) => setTimeout(r, 1_000));
+    await cp.kubectl('patch', 'namespace', 'doomed', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
+    const done = await waiting;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain('namespace "doomed" deleted');
+    expect((await cp.api.kubectl(['get', 'namespace', 'doomed'])).stderr).toContain('namespaces "doomed" not found');
+    expect((await cp.api.kubectl(['create', 'configmap', 'after', '-n', 'doomed'])).stderr).toContain('namespaces "doomed" not found');
+  }, 120_000);
+
+  it('a namespace without extra finalizers goes once kubectl delete ns returns; default cannot be deleted', async () => {
+    await cp.kubectl('create', 'namespace', 'brief');
+    await cp.kubectl('create', 'configmap', 'c', '-n', 'brief');
+    const out = await cp.kubectl('delete', 'namespace', 'brief', '--timeout=60s');
+    expect(out).toContain('namespace "brief" deleted');
+    expect((await cp.api.kubectl(['get', 'namespace', 'brief'])).stderr).toContain('namespaces "brief" not found');
+    const refused = await cp.api.kubectl(['delete', 'namespace', 'default']);
+    expect(refused.stderr).toContain('Error from server (Forbidden): namespaces "default" is forbidden: this namespace may not be deleted');
+  }, 120_000);
 
   it('Endpoints list the ready pods of a Service by named targetPort and go with the Service', async () => {
     const manifest = `apiVersion: v1
