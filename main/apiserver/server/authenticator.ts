@@ -24,24 +24,38 @@ export class AuthenticationError extends Error {}
  * CN → username, O → groups, as kube's x509 CommonNameUserConversion.
  */
 export function x509Authenticator(): Authenticator {
+  // A connection's peer certificate and its verdict never change, and
+  // getPeerCertificate builds a fresh object graph on every call (a hot spot
+  // under many small requests on keep-alive connections): decide once per socket.
+  const perSocket = new WeakMap<TLSSocket, X509Outcome>();
   return {
     name: 'x509',
     authenticate(req) {
       const socket = req.socket as TLSSocket;
       if (typeof socket.getPeerCertificate !== 'function') return undefined;
-      const cert = socket.getPeerCertificate(false);
-      if (!cert || Object.keys(cert).length === 0) return undefined;
-      if (!socket.authorized) {
-        throw new AuthenticationError(`verifying certificate SN=${cert.serialNumber}, SKID=, AKID= failed: ${String(socket.authorizationError ?? 'x509: certificate signed by unknown authority')}`);
-      }
-      const cn = one(cert.subject?.CN);
-      if (!cn) throw new AuthenticationError('x509: client certificate has no common name');
-      const org = cert.subject?.O;
-      const groups = org === undefined ? [] : Array.isArray(org) ? org : [org];
-      const fp = createHash('sha256').update(cert.raw).digest('hex');
-      return { username: cn, groups, extra: { 'authentication.kubernetes.io/credential-id': [`X509SHA256=${fp}`] } };
+      let outcome = perSocket.get(socket);
+      if (outcome === undefined) perSocket.set(socket, (outcome = x509Outcome(socket)));
+      if (outcome.kind === 'none') return undefined;
+      if (outcome.kind === 'error') throw new AuthenticationError(outcome.message);
+      return { username: outcome.username, groups: [...outcome.groups], extra: { 'authentication.kubernetes.io/credential-id': [outcome.credentialId] } };
     },
   };
+}
+
+type X509Outcome = { kind: 'none' } | { kind: 'error'; message: string } | { kind: 'user'; username: string; groups: string[]; credentialId: string };
+
+function x509Outcome(socket: TLSSocket): X509Outcome {
+  const cert = socket.getPeerCertificate(false);
+  if (!cert || Object.keys(cert).length === 0) return { kind: 'none' };
+  if (!socket.authorized) {
+    return { kind: 'error', message: `verifying certificate SN=${cert.serialNumber}, SKID=, AKID= failed: ${String(socket.authorizationError ?? 'x509: certificate signed by unknown authority')}` };
+  }
+  const cn = one(cert.subject?.CN);
+  if (!cn) return { kind: 'error', message: 'x509: client certificate has no common name' };
+  const org = cert.subject?.O;
+  const groups = org === undefined ? [] : Array.isArray(org) ? org : [org];
+  const fp = createHash('sha256').update(cert.raw).digest('hex');
+  return { kind: 'user', username: cn, groups, credentialId: `X509SHA256=${fp}` };
 }
 
 function one(v: string | string[] | undefined): string | undefined {
