@@ -94,6 +94,21 @@ describe('watch cache (scripted etcd)', () => {
     await cache.close();
   });
 
+  it('shareItems lists hand out the stored objects; other lists get copies; a write replaces, never mutates, what was shared', async () => {
+    const { s, cache } = await started();
+    const shared = (await cache.getList(P, { resourceVersion: '0', shareItems: true })).items[0]!;
+    expect((await cache.getList(P, { resourceVersion: '0', shareItems: true })).items[0]).toBe(shared);
+    const copy = (await cache.getList(P, { resourceVersion: '0' })).items[0]!;
+    expect(copy).not.toBe(shared);
+    expect(copy).toEqual(shared);
+    s.put('a');
+    const after = (await cache.getList(P, { resourceVersion: '0', shareItems: true })).items[0]!;
+    expect(after).not.toBe(shared);
+    expect(shared.metadata.resourceVersion).toBe('9');
+    expect(after.metadata.resourceVersion).toBe('11');
+    await cache.close();
+  });
+
   it('without a progress notification the consistent list falls back to etcd; get RV N times out as TooLarge', async () => {
     const { s, cache } = await started({ blockTimeoutMs: 100 });
     s.rev = 15n;
