@@ -18,20 +18,20 @@ import { StorageError, type Storage } from './storage/interface';
 import { WatchCache } from './storage/watchCache';
 import { createDiscoveryHandler, type OpenApiSource } from './discovery/discoveryHandler';
 import { timedCheck, type HealthCheck } from './discovery/health';
-import type { AdmissionPlugin } from './endpoints/admission';
 import { namespaceLifecycle } from './endpoints/namespaceLifecycle';
 import { keyFor, scopeFor, type ResourceScope, type RestServices } from './endpoints/scope';
 import { createDecoded } from './endpoints/create';
 import type { RequestContext } from './server/context';
 import { parseRequestInfo } from './server/requestInfo';
 import { TraceRecorder } from './server/traceRecorder';
-import { x509Authenticator, type Authenticator } from './server/authenticator';
-import { alwaysAllow, type Authorizer } from './server/authorizer';
+import { x509Authenticator } from './server/authenticator';
+import { alwaysAllow, authorize, type Authorizer } from './server/authorizer';
+import type { PostStartHook, ServerEnv, ServerPlugins } from './server/serverEnv';
 import { compose } from './server/handlerChain';
 import { serveSecurely, type SecureServer } from './server/httpsServer';
 import { createRouter } from './server/router';
 import { DEFAULT_TRACE_BUFFER_SIZE, RequestTraceLog } from './server/traceLog';
-import { withAuditHook, type AuditSink } from './server/filters/withAuditHook';
+import { withAuditHook } from './server/filters/withAuditHook';
 import { withAuthentication } from './server/filters/withAuthentication';
 import { withAuthorization } from './server/filters/withAuthorization';
 import { withPanicRecovery } from './server/filters/withPanicRecovery';
@@ -57,10 +57,8 @@ export interface ApiServerConfig {
   /** Objects made at start when missing (namespaces, the kubernetes Service); given the allocators' first IP. */
   bootstrapObjects?: (serviceCIDR: string) => KObject[];
   openapi?: (resources: ResourceDef[]) => OpenApiSource;
-  authenticators?: Authenticator[];
-  authorizers?: Authorizer[];
-  auditSinks?: AuditSink[];
-  admission?: AdmissionPlugin[];
+  /** Authentication beyond x509, authorization, admission, audit, computed resources, encryption ([A2]). */
+  plugins?: ServerPlugins;
   log?: (line: string) => void;
 }
 
@@ -88,11 +86,38 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
   };
   const allocators = createServiceAllocators({ storage: store, prefix, serviceCIDR: cfg.serviceClusterIpRange, nodePortRange: cfg.serviceNodePortRange });
   const services: RestServices = { etcdPrefix: prefix, storageFor, allocators, admission: [], now: () => new Date() };
+  const plugins = cfg.plugins ?? {};
 
-  // NamespaceLifecycle always runs first, as in kube-apiserver's default plugin order.
-  services.admission.push(namespaceLifecycle(services), ...(cfg.admission ?? []));
-  for (const def of cfg.resources) {
+  // The env is handed to plugin factories now; what it reaches (caches,
+  // scopes, the authorizer chain) is filled in below before any request is served.
+  let authorizers: Authorizer[] = [alwaysAllow];
+  let resources: ResourceDef[] = cfg.resources;
+  const env: ServerEnv = {
+    etcdPrefix: prefix,
+    storageFor,
+    keyFor: (resource, group, namespace, name) => {
+      const scope = [...scopes.values()].find((s) => s.def.resource === resource && s.def.group === group);
+      if (!scope) throw new Error(`keyFor: ${groupResource(resource, group)} is not served`);
+      return keyFor(scope, namespace, name);
+    },
+    resources: () => resources,
+    authorize: (attrs) => authorize(authorizers, attrs),
+    createObject: (obj) => createInternally(obj, resources, scopes),
+    now: () => services.now(),
+    log,
+  };
+  const decorators = (plugins.decorateResources ?? []).map((f) => f(env));
+  resources = [...cfg.resources, ...(plugins.extraResources ?? []).flatMap((f) => f(env))].map((def) => decorators.reduce((d, decorate) => decorate(d), def));
+  authorizers = plugins.authorizers?.(env) ?? [alwaysAllow];
+  // NamespaceLifecycle alone unless the admission chain is configured (it then names NamespaceLifecycle itself, first).
+  services.admission.push(...(plugins.admission?.(env) ?? [namespaceLifecycle(services)]));
+  for (const def of resources) {
     const gr = groupResource(def.resource, def.group);
+    if (def.virtualCreate) {
+      // Computed, never stored: no watch cache.
+      scopes.set(`${def.group}/${def.version}/${def.resource}`, scopeFor(def, store, services));
+      continue;
+    }
     let cache = caches.get(gr);
     if (!cache) {
       cache = new WatchCache({
@@ -110,9 +135,26 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
 
   let bootstrapped = false;
   if (cfg.bootstrapObjects) {
-    await createBootstrapObjects(cfg.bootstrapObjects(cfg.serviceClusterIpRange), cfg.resources, scopes, log);
+    await createBootstrapObjects(cfg.bootstrapObjects(cfg.serviceClusterIpRange), resources, scopes, log);
   }
   bootstrapped = true;
+  const hooksDone = new Set<string>();
+  const runHook = async (h: PostStartHook): Promise<void> => {
+    await h.run(env);
+    hooksDone.add(h.name);
+    log(`apiserver: post-start hook ${h.name} done`);
+  };
+  // Hooks run in the background, as kube's post-start hooks: /readyz stays not ready until each has finished.
+  const postStart = plugins.postStartHooks ?? [];
+  for (const h of postStart) {
+    void runHook(h).catch((err) => log(`apiserver: post-start hook ${h.name} failed: ${err instanceof Error ? err.message : String(err)}`));
+  }
+  const hookChecks: HealthCheck[] = postStart.map((h) => ({
+    name: `poststarthook/${h.name}`,
+    check: async () => {
+      if (!hooksDone.has(h.name)) throw new Error('not finished');
+    },
+  }));
 
   const etcdCheck = timedCheck('etcd', 2000, () => store.currentRevision());
   const ping: HealthCheck = { name: 'ping', check: async () => {} };
@@ -129,21 +171,23 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
       for (const c of caches.values()) if (!c.isReady) throw new Error(`${c.prefix} not synced`);
     },
   };
+  const auditSinks = (plugins.auditSinks ?? []).map((f) => f(env));
   const traces = new RequestTraceLog(cfg.traceBufferSize ?? DEFAULT_TRACE_BUFFER_SIZE);
   const meta = createDiscoveryHandler({
-    resources: () => cfg.resources,
+    resources: () => resources,
     serverAddress: `${cfg.bindAddress}:${cfg.securePort}`,
-    health: { livez: [ping, logCheck, etcdCheck], readyz: [ping, logCheck, etcdCheck, cacheCheck, bootstrapCheck] },
-    openapi: cfg.openapi?.(cfg.resources),
+    health: { livez: [ping, logCheck, etcdCheck], readyz: [ping, logCheck, etcdCheck, cacheCheck, bootstrapCheck, ...hookChecks] },
+    openapi: cfg.openapi?.(resources),
   });
   const router = createRouter({ lookup: (g, v, r) => scopes.get(`${g}/${v}/${r}`), meta, traces });
   const chain = compose(
     [
       withPanicRecovery(log),
       withRequestInfo(),
-      withAuthentication(cfg.authenticators ?? [x509Authenticator()]),
-      withAuditHook(cfg.auditSinks ?? []),
-      withAuthorization(cfg.authorizers ?? [alwaysAllow]),
+      withAuthentication([x509Authenticator(), ...(plugins.authenticators?.(env) ?? [])]),
+      withAuditHook(auditSinks),
+      ...(plugins.requestFilters?.(env) ?? []),
+      withAuthorization(authorizers),
     ],
     router,
   );
@@ -162,6 +206,7 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
     traces,
     async stop() {
       await secure.close();
+      for (const sink of auditSinks) await sink.close?.();
       await Promise.all([...caches.values()].map((c) => c.close()));
       await store.close();
     },
@@ -200,6 +245,16 @@ async function createBootstrapObjects(objs: KObject[], defs: ResourceDef[], scop
   }
 }
 
+/** env.createObject: one object through the create lifecycle as system:apiserver. */
+async function createInternally(obj: KObject, defs: ResourceDef[], scopes: Map<string, ResourceScope>): Promise<KObject> {
+  const [group, version] = obj.apiVersion!.includes('/') ? obj.apiVersion!.split('/') : ['', obj.apiVersion!];
+  const def = defs.find((d) => d.group === group && d.version === version && d.kind === obj.kind);
+  if (!def) throw new Error(`createObject: ${obj.apiVersion} ${obj.kind} is not served`);
+  const scope = scopes.get(`${def.group}/${def.version}/${def.resource}`)!;
+  const ns = obj.metadata.namespace ?? '';
+  return createDecoded(internalContext(def.resource, ns), scope, structuredClone(obj), false, 'kube-apiserver', 'Update');
+}
+
 /** A request context for the server's own writes (no HTTP request behind it). */
 function internalContext(resource: string, namespace: string): RequestContext {
   const info = parseRequestInfo('POST', `/api/v1/namespaces/${namespace || '_'}/${resource}`);
@@ -209,5 +264,6 @@ function internalContext(resource: string, namespace: string): RequestContext {
     user: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] },
     trace: new TraceRecorder('POST', info.path),
     warnings: [],
+    auditAnnotations: {},
   } as unknown as RequestContext;
 }

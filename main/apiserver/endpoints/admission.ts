@@ -24,6 +24,10 @@ export interface AdmissionAttributes {
   /** The object being written (mutable in the mutating phase); undefined for DELETE. */
   object?: KObject;
   oldObject?: KObject;
+  /** The request's warnings (`Warning: 299` headers): PodSecurity warn, policy Warn actions, webhook warnings. */
+  warnings: string[];
+  /** Audit annotations of this request (`pod-security.kubernetes.io/audit-violations`, `validation.policy.admission.k8s.io/...`). */
+  auditAnnotations: Record<string, string>;
 }
 
 export interface AdmissionPlugin {

@@ -59,6 +59,8 @@ export async function createDecoded(
     user: ctx.user!,
     dryRun,
     object: obj,
+    warnings: ctx.warnings,
+    auditAnnotations: ctx.auditAnnotations,
   };
   await runMutating(scope.services.admission, attrs, ctx.trace);
 

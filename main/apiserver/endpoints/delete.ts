@@ -87,7 +87,7 @@ export async function deleteOne(ctx: RequestContext, scope: ResourceScope, name:
   checkDeletePreconditions(scope, current, opts);
   await runValidating(
     scope.services.admission,
-    { operation: 'DELETE', group: def.group, version: def.version, kind: def.kind, resource: def.resource, subresource: '', namespace, name, user: ctx.user!, dryRun: opts.dryRun, oldObject: current },
+    { operation: 'DELETE', group: def.group, version: def.version, kind: def.kind, resource: def.resource, subresource: '', namespace, name, user: ctx.user!, dryRun: opts.dryRun, oldObject: current, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations },
     ctx.trace,
   );
   if (isNamespaceResource(def)) {

@@ -9,6 +9,7 @@ import type { ResourceDef } from '../registry/resourceDef';
 import type { RequestContext } from '../server/context';
 import { createBinding } from './binding';
 import { createObject } from './create';
+import { createComputed, createComputedSubresource } from './computedCreate';
 import { deleteCollection, deleteObject } from './delete';
 import { patchObject } from './patch';
 import { getObject, listObjects } from './read';
@@ -56,7 +57,9 @@ export async function serveResource(ctx: RequestContext, lookup: ScopeLookup): P
       return listObjects(ctx, scope);
     case 'create':
       if (info.subresource === 'binding' && def.binding) return createBinding(ctx, scope);
+      if (info.subresource && def.subresourceCreate?.[info.subresource]) return createComputedSubresource(ctx, scope);
       if (!isCollectionVerb || info.subresource) throw methodNotAllowedRoute();
+      if (def.virtualCreate) return createComputed(ctx, scope);
       return createObject(ctx, scope);
     case 'update':
       return replaceObject(ctx, scope);

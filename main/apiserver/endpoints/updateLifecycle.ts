@@ -73,6 +73,8 @@ export async function updateObject(ctx: RequestContext, scope: ResourceScope, re
       dryRun: req.dryRun,
       object: obj,
       oldObject: old,
+      warnings: ctx.warnings,
+      auditAnnotations: ctx.auditAnnotations,
     };
     await runMutating(scope.services.admission, attrs, ctx.trace);
     const newRV = obj.metadata.resourceVersion;

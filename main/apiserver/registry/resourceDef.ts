@@ -129,6 +129,18 @@ export interface BindingDef {
   bind(pod: KObject, binding: KObject): void;
 }
 
+/** What a computed (not stored) create sees of its request. */
+export interface ComputedRequest {
+  user: UserInfo;
+  /** The request's namespace ('' for cluster-scoped). */
+  namespace: string;
+  /** The parent object's name for a subresource create (serviceaccounts/NAME/token). */
+  name: string;
+  dryRun: boolean;
+  /** Texts for `Warning: 299` headers. */
+  warnings: string[];
+}
+
 export interface ResourceDef {
   group: string;
   version: string;
@@ -158,4 +170,17 @@ export interface ResourceDef {
   subresourceStrategies?: Record<string, Strategy>;
   scale?: ScaleDef;
   binding?: BindingDef;
+  /**
+   * A create-only resource that is computed, never stored (TokenReview,
+   * SubjectAccessReview, SelfSubjectRulesReview): POST decodes the body as
+   * this kind, calls this and answers 201 with what it returns. No watch
+   * cache, no etcd key; `verbs` should be ['create'].
+   */
+  virtualCreate?(obj: KObject, req: ComputedRequest): Promise<KObject>;
+  /**
+   * POST NAME/<subresource> answered by computation over the stored parent
+   * (serviceaccounts/NAME/token → TokenRequest). The body is decoded as the
+   * SubresourceDef's kind; the parent is read from storage (404 when missing).
+   */
+  subresourceCreate?: Record<string, (parent: KObject, body: KObject, req: ComputedRequest) => Promise<KObject>>;
 }

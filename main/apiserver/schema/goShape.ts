@@ -88,6 +88,9 @@ export const goShapes: Record<string, GoShape> = {
   HostPathVolumeSource: { req: 'path', ptr: 'type' },
   ISCSIVolumeSource: { req: 'targetPortal iqn lun', ptr: 'initiatorName' },
   KeyToPath: { req: 'key path', ptr: 'mode' },
+  LimitRange: { value: 'metadata spec' },
+  LimitRangeItem: { req: 'type' },
+  LimitRangeSpec: { req: 'limits' },
   LinuxContainerUser: { req: 'uid gid' },
   LoadBalancerIngress: { ptr: 'ipMode' },
   NFSVolumeSource: { req: 'server path' },
@@ -139,8 +142,10 @@ export const goShapes: Record<string, GoShape> = {
   ResourceClaim: { req: 'name' },
   ResourceFieldSelector: { req: 'resource', value: 'divisor' },
   ResourceHealth: { req: 'resourceID' },
+  ResourceQuota: objectKind,
   ResourceStatus: { req: 'name' },
   ScaleIOVolumeSource: { req: 'gateway system' },
+  ScopedResourceSelectorRequirement: { req: 'scopeName operator' },
   SeccompProfile: { req: 'type', ptr: 'localhostProfile' },
   Secret: { value: 'metadata', ptr: 'immutable' },
   SecretEnvSource: { inline: 'localObjectReference', ptr: 'optional' },
@@ -194,6 +199,64 @@ export const goShapes: Record<string, GoShape> = {
   // autoscaling/v1
   Scale: objectKind,
   ScaleStatus: { req: 'replicas' },
+
+  // rbac/v1 (Role.rules has no omitempty; RoleRef is a value with all three fields shown)
+  ClusterRole: { value: 'metadata', req: 'rules' },
+  ClusterRoleBinding: { value: 'metadata roleRef', req: 'roleRef' },
+  PolicyRule: { req: 'verbs' },
+  Role: { value: 'metadata', req: 'rules' },
+  RoleBinding: { value: 'metadata roleRef', req: 'roleRef' },
+  RoleRef: { req: 'apiGroup kind name' },
+  Subject: { req: 'kind name' },
+
+  // authentication/v1 (spec without omitempty; TokenRequestSpec.boundObjectRef is a pointer without omitempty)
+  SelfSubjectReview: { value: 'metadata status' },
+  SelfSubjectReviewStatus: { value: 'userInfo' },
+  TokenRequest: { value: 'metadata spec status', req: 'spec' },
+  TokenRequestSpec: { req: 'audiences boundObjectRef', ptr: 'expirationSeconds' },
+  TokenRequestStatus: { req: 'token expirationTimestamp', value: 'expirationTimestamp' },
+  TokenReview: { value: 'metadata spec status', req: 'spec' },
+  TokenReviewStatus: { value: 'user' },
+
+  // authorization/v1 (status.allowed is always shown)
+  FieldSelectorRequirement: { req: 'key operator' },
+  LocalSubjectAccessReview: { value: 'metadata spec status', req: 'spec' },
+  NonResourceRule: { req: 'verbs' },
+  ResourceRule: { req: 'verbs' },
+  SelfSubjectAccessReview: { value: 'metadata spec status', req: 'spec' },
+  SelfSubjectRulesReview: { value: 'metadata spec status', req: 'spec' },
+  SubjectAccessReview: { value: 'metadata spec status', req: 'spec' },
+  SubjectAccessReviewStatus: { req: 'allowed' },
+  SubjectRulesReviewStatus: { req: 'resourceRules nonResourceRules incomplete' },
+
+  // admissionregistration/v1 (Rule and RuleWithOperations are embedded inline; the enum fields are pointers)
+  AuditAnnotation: { req: 'key valueExpression' },
+  ExpressionWarning: { req: 'fieldRef warning' },
+  MatchCondition: { req: 'name expression' },
+  MatchResources: { ptr: 'matchPolicy' },
+  MutatingWebhook: {
+    req: 'name clientConfig sideEffects admissionReviewVersions',
+    value: 'clientConfig',
+    ptr: 'failurePolicy matchPolicy sideEffects timeoutSeconds reinvocationPolicy',
+  },
+  MutatingWebhookConfiguration: { value: 'metadata' },
+  NamedRuleWithOperations: { inline: 'ruleWithOperations' },
+  ParamRef: { ptr: 'parameterNotFoundAction' },
+  Rule: { ptr: 'scope' },
+  RuleWithOperations: { inline: 'rule' },
+  ServiceReference: { req: 'namespace name', ptr: 'path port' },
+  ValidatingAdmissionPolicy: objectKind,
+  ValidatingAdmissionPolicyBinding: { value: 'metadata spec' },
+  ValidatingAdmissionPolicySpec: { ptr: 'failurePolicy' },
+  ValidatingWebhook: {
+    req: 'name clientConfig sideEffects admissionReviewVersions',
+    value: 'clientConfig',
+    ptr: 'failurePolicy matchPolicy sideEffects timeoutSeconds',
+  },
+  ValidatingWebhookConfiguration: { value: 'metadata' },
+  Validation: { req: 'expression', ptr: 'reason' },
+  Variable: { req: 'name expression' },
+  WebhookClientConfig: { ptr: 'url' },
 };
 
 export function shapeWords(shape: GoShape | undefined, key: keyof GoShape): Set<string> {

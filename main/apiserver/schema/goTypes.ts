@@ -73,6 +73,24 @@ add(`${V1}DeploymentStrategyType`, 'DeploymentStrategy.type');
 add(`${V1}DeploymentConditionType`, 'DeploymentCondition.type');
 add(`${V1}ReplicaSetConditionType`, 'ReplicaSetCondition.type');
 add(`${V1}CoordinatedLeaseStrategy`, 'LeaseSpec.strategy');
+add(
+  `${V1}ResourceList`,
+  'LimitRangeItem.max LimitRangeItem.min LimitRangeItem.default LimitRangeItem.defaultRequest LimitRangeItem.maxLimitRequestRatio ResourceQuotaSpec.hard ResourceQuotaStatus.hard ResourceQuotaStatus.used',
+);
+add(`${V1}LimitType`, 'LimitRangeItem.type');
+add(`${V1}ResourceQuotaScope`, 'ResourceQuotaSpec.scopes ScopedResourceSelectorRequirement.scopeName');
+add(`${V1}ScopeSelectorOperator`, 'ScopedResourceSelectorRequirement.operator');
+add('types.UID', 'BoundObjectReference.uid');
+add('selection.Operator', 'FieldSelectorRequirement.operator');
+add(`${V1}OperationType`, 'RuleWithOperations.operations');
+add(`${V1}ScopeType`, 'Rule.scope');
+add(`${V1}FailurePolicyType`, 'MutatingWebhook.failurePolicy ValidatingWebhook.failurePolicy ValidatingAdmissionPolicySpec.failurePolicy');
+add(`${V1}MatchPolicyType`, 'MutatingWebhook.matchPolicy ValidatingWebhook.matchPolicy MatchResources.matchPolicy');
+add(`${V1}SideEffectClass`, 'MutatingWebhook.sideEffects ValidatingWebhook.sideEffects');
+add(`${V1}ReinvocationPolicyType`, 'MutatingWebhook.reinvocationPolicy');
+add(`${V1}ParameterNotFoundActionType`, 'ParamRef.parameterNotFoundAction');
+add(`${V1}ValidationAction`, 'ValidatingAdmissionPolicyBindingSpec.validationActions');
+add(`${V1}StatusReason`, 'Validation.reason');
 
 /** The Go named type of a field (its element type for lists), if it has one. */
 export function namedGoType(goStruct: string, jsonField: string): string | undefined {

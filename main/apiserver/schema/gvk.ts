@@ -11,6 +11,10 @@ const groupPackages: Record<string, string> = {
   apps: 'apps',
   'coordination.k8s.io': 'coordination',
   autoscaling: 'autoscaling',
+  'rbac.authorization.k8s.io': 'rbac',
+  'authentication.k8s.io': 'authentication',
+  'authorization.k8s.io': 'authorization',
+  'admissionregistration.k8s.io': 'admissionregistration',
 };
 
 const packageGroups: Record<string, string> = Object.fromEntries(Object.entries(groupPackages).map(([g, p]) => [p, g]));

@@ -17,6 +17,10 @@ const files = [
   'k8s.io/api/apps/v1/generated.proto',
   'k8s.io/api/coordination/v1/generated.proto',
   'k8s.io/api/autoscaling/v1/generated.proto',
+  'k8s.io/api/rbac/v1/generated.proto',
+  'k8s.io/api/authentication/v1/generated.proto',
+  'k8s.io/api/authorization/v1/generated.proto',
+  'k8s.io/api/admissionregistration/v1/generated.proto',
 ];
 
 let cached: protobuf.Root | undefined;

@@ -18,6 +18,8 @@ export interface RequestContext {
   trace: TraceRecorder;
   /** Texts for `Warning: 299 - "<text>"` headers (kube's warning recorder). */
   warnings: string[];
+  /** Audit annotations added while serving (authorization decision, admission plugins); the audit log writes them. */
+  auditAnnotations: Record<string, string>;
   /** Aborted when the client goes away (watches stop on it). */
   signal: AbortSignal;
 }

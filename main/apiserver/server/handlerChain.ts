@@ -33,6 +33,7 @@ export function requestListener(chain: Handler, traces: RequestTraceLog | undefi
       info: parseRequestInfo(req.method ?? 'GET', req.url ?? '/'),
       trace,
       warnings: [],
+      auditAnnotations: {},
       signal: abort.signal,
     };
     const done = (): void => {

@@ -11,6 +11,7 @@ import { openApiDocument, openApiIndex } from '../../apiserver/discovery/openapi
 import { PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE } from '../../apiserver/storage/codec';
 import type { OpenApiSource } from '../../apiserver/discovery/discoveryHandler';
 import type { ResourceDef } from '../../apiserver/registry/resourceDef';
+import { apiServerOptionGroups } from '../../apiserver/options/index';
 
 export interface ApiServerFlags {
   etcdServers: string;
@@ -66,7 +67,7 @@ export function parseDurationSeconds(v: string): number {
 }
 
 export function registerApiServerCommand(program: Command, setExitCode: (code: number) => void): void {
-  program
+  const cmd = program
     .command('apiserver')
     .description('run the Kubernetes API server (kube-apiserver flags) over the etcd cluster')
     .requiredOption('--etcd-servers <urls>', 'comma-separated etcd client URLs')
@@ -85,10 +86,11 @@ export function registerApiServerCommand(program: Command, setExitCode: (code: n
     .option('--watch-cache-sizes <list>', 'per-resource watch cache sizes: resource[.group]#size,...')
     .option('--default-watch-cache-size <n>', 'events each watch cache keeps (not adaptive here)', intFlag('--default-watch-cache-size', 1, 10_000_000), 10_000)
     .option('--event-ttl <duration>', 'how long events are kept', '1h')
-    .option('--trace-buffer-size <n>', 'request traces kept for /debug/pilothouse/traces', intFlag('--trace-buffer-size', 1, 1_000_000), 1000)
-    .action(async (flags: ApiServerFlags) => {
-      setExitCode(await runApiServerCommand(flags));
-    });
+    .option('--trace-buffer-size <n>', 'request traces kept for /debug/pilothouse/traces', intFlag('--trace-buffer-size', 1, 1_000_000), 1000);
+  for (const group of apiServerOptionGroups) group.register(cmd);
+  cmd.action(async (flags: ApiServerFlags) => {
+    setExitCode(await runApiServerCommand(flags));
+  });
 }
 
 export function configFromFlags(flags: ApiServerFlags, resources: ResourceDef[]): ApiServerConfig {
@@ -127,6 +129,8 @@ export async function runApiServerCommand(flags: ApiServerFlags): Promise<number
   try {
     const eventTtl = parseDurationSeconds(flags.eventTtl);
     cfg = configFromFlags(flags, withEventTtl(allResources(), eventTtl));
+    cfg.plugins ??= {};
+    for (const group of apiServerOptionGroups) await group.apply(flags as unknown as Record<string, unknown>, cfg);
   } catch (err) {
     process.stderr.write(`Error: ${(err as Error).message}\n`);
     return 1;

@@ -8,6 +8,8 @@ import type { NamedFilter, RequestContext } from '../context';
 export interface AuditSink {
   requestReceived?(ctx: RequestContext): void;
   responseComplete?(ctx: RequestContext): void;
+  /** Flush and close (the server is stopping). */
+  close?(): Promise<void> | void;
 }
 
 export function withAuditHook(sinks: AuditSink[]): NamedFilter {

@@ -16,7 +16,7 @@ import { MemStorage } from '../registry/memStorage';
 
 const user = { username: 'admin', groups: ['system:masters'] };
 const attrs = (over: Partial<AdmissionAttributes>): AdmissionAttributes => ({
-  operation: 'CREATE', group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', subresource: '', namespace: 'x', name: 'c', user, dryRun: false, ...over,
+  operation: 'CREATE', group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', subresource: '', namespace: 'x', name: 'c', user, dryRun: false, warnings: [], auditAnnotations: {}, ...over,
 });
 
 async function plugin(phase: string | undefined) {

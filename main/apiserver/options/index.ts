@@ -1,0 +1,6 @@
+// The flag groups of `pilothouse apiserver`, in the order they apply. Each
+// feature adds its group here (one import, one entry).
+
+import type { ApiServerOptionGroup } from './optionGroup';
+
+export const apiServerOptionGroups: ApiServerOptionGroup[] = [];
