@@ -137,6 +137,9 @@ function decodeSpecial(kind: FieldType['kind'], bytes: Uint8Array): unknown {
       const raw = asBytes(f.get(1)?.at(-1));
       return raw.length === 0 ? null : JSON.parse(utf8String(raw));
     }
+    case 'stringList':
+      // A map value is unmarshalled into a fresh ExtraValue{}: an empty list, never null.
+      return (f.get(1) ?? []).map((item) => utf8String(asBytes(item)));
     default:
       throw new Error(`proto: no decoding for ${kind}`);
   }

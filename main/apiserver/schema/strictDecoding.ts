@@ -120,6 +120,8 @@ function goTypeName(schema: Schema, type: FieldType): string {
       return 'v1.FieldsV1';
     case 'rawExtension':
       return 'runtime.RawExtension';
+    case 'stringList':
+      return 'v1.ExtraValue';
   }
 }
 
@@ -237,5 +239,9 @@ function walkValue(walk: Walk, type: FieldType, node: JsonNode, path: string, go
     case 'fieldsV1':
     case 'rawExtension':
       return; // free JSON
+    case 'stringList':
+      if (node.type !== 'array') return typeError(walk, node, where, 'v1.ExtraValue');
+      for (const item of node.items) if (item.type !== 'string' && item.type !== 'null') typeError(walk, item, where, 'string');
+      return;
   }
 }

@@ -140,6 +140,9 @@ function writeSpecial(kind: FieldType['kind'], value: unknown, w: WireWriter): v
     case 'rawExtension':
       if (value !== undefined) w.tag(1, WIRE_BYTES).bytes(utf8Bytes(JSON.stringify(value)));
       return;
+    case 'stringList':
+      if (Array.isArray(value)) for (const item of value) w.tag(1, WIRE_BYTES).string(item === null || item === undefined ? '' : String(item));
+      return;
     default:
       throw new Error(`proto: no encoding for ${kind}`);
   }

@@ -11,6 +11,7 @@
 //   intOrString  number or string                      ⇄ IntOrString{type, intVal, strVal}
 //   fieldsV1     any JSON object                       ⇄ FieldsV1{Raw: JSON bytes}
 //   rawExtension any JSON                              ⇄ RawExtension{raw: JSON bytes}
+//   stringList   ["a","b"] (Go `type ExtraValue []string`) ⇄ ExtraValue{items: repeated string}
 
 import type protobuf from 'protobufjs';
 import { goShapes, shapeWords } from './goShape';
@@ -31,7 +32,8 @@ export type FieldType =
   | { kind: 'quantity' }
   | { kind: 'intOrString' }
   | { kind: 'fieldsV1' }
-  | { kind: 'rawExtension' };
+  | { kind: 'rawExtension' }
+  | { kind: 'stringList' };
 
 export interface FieldSchema {
   jsonName: string;
@@ -66,6 +68,8 @@ const specialTypes: Record<string, FieldType['kind']> = {
   'k8s.io.apimachinery.pkg.api.resource.Quantity': 'quantity',
   'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'intOrString',
   'k8s.io.apimachinery.pkg.runtime.RawExtension': 'rawExtension',
+  'k8s.io.api.authentication.v1.ExtraValue': 'stringList',
+  'k8s.io.api.authorization.v1.ExtraValue': 'stringList',
 };
 
 export function isSpecialMessage(fullName: string): boolean {
@@ -206,6 +210,7 @@ const kindsThatAreMessages: Record<string, true> = {
   intOrString: true,
   fieldsV1: true,
   rawExtension: true,
+  stringList: true,
 };
 
 /** One JSON key of a message: the field, and the inline field it is reached through (if any). */

@@ -166,6 +166,9 @@ export class Components {
         return withDescription({ type: 'array', items: this.fieldSchema(type.items) }, description);
       case 'map':
         return withDescription({ type: 'object', additionalProperties: this.fieldSchema(type.value) }, description);
+      case 'stringList':
+        // ExtraValue is a Go []string: kube-openapi writes it inline, not as a named schema.
+        return withDescription({ type: 'array', items: { type: 'string', default: '' } }, description);
       default:
         return withDescription({ allOf: [{ $ref: schemaRef(this.special(type.kind)) }] }, description);
     }
