@@ -39,7 +39,7 @@ export interface TestApiServer {
 }
 
 export interface RunOptions {
-  stdin?: string;
+  stdin?: string | Buffer;
   env?: Record<string, string>;
   timeoutMs?: number;
 }
