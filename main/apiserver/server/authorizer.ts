@@ -65,9 +65,12 @@ export function forbiddenFor(a: AuthorizationAttributes, reason?: string): Statu
 }
 
 export async function authorize(authorizers: Authorizer[], attrs: AuthorizationAttributes): Promise<{ decision: Decision; reason?: string; by?: string }> {
+  // kube's union authorizer: the reasons of the "no opinion" answers are joined with newlines (the 403 quotes them).
+  const reasons: string[] = [];
   for (const a of authorizers) {
     const r = await a.authorize(attrs);
     if (r.decision !== 'noOpinion') return { ...r, by: a.name };
+    if (r.reason) reasons.push(r.reason);
   }
-  return { decision: 'noOpinion' };
+  return reasons.length ? { decision: 'noOpinion', reason: reasons.join('\n') } : { decision: 'noOpinion' };
 }
