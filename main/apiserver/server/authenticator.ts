@@ -12,6 +12,12 @@ import type { UserInfo } from '../registry/resourceDef';
 export interface Authenticator {
   name: string;
   authenticate(req: IncomingMessage): Promise<UserInfo | undefined> | UserInfo | undefined;
+  /**
+   * Tried only when no other authenticator recognised the request nor
+   * refused a credential (anonymous, last; kube's union.NewFailOnError), and
+   * its user does not get system:authenticated.
+   */
+  fallback?: boolean;
 }
 
 export class AuthenticationError extends Error {}
@@ -62,20 +68,42 @@ function one(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Runs the authenticators in order; adds system:authenticated to whoever was recognised. */
+/** Runs the authenticators in order; adds system:authenticated to whoever was recognised (fallback users excepted). */
 export async function authenticate(authenticators: Authenticator[], req: IncomingMessage): Promise<UserInfo | undefined> {
-  let firstError: Error | undefined;
-  for (const a of authenticators) {
+  return (await authenticateRequest(authenticators, req))?.user;
+}
+
+/**
+ * kube's union authenticator with anonymous behind it: every authenticator
+ * in order until one recognises the request; refusals are collected and,
+ * when nobody recognised it, thrown as one AuthenticationError (Go's
+ * aggregate text, each reason prefixed with its authenticator's name).
+ * Fallback authenticators run only when there was no refusal.
+ */
+export async function authenticateRequest(authenticators: Authenticator[], req: IncomingMessage): Promise<{ user: UserInfo; by: string } | undefined> {
+  const errors: string[] = [];
+  const attempt = async (a: Authenticator): Promise<UserInfo | undefined> => {
     try {
-      const user = await a.authenticate(req);
-      if (user) {
-        const groups = user.groups.includes('system:authenticated') ? user.groups : [...user.groups, 'system:authenticated'];
-        return { ...user, groups };
-      }
+      return await a.authenticate(req);
     } catch (err) {
-      firstError ??= err instanceof Error ? err : new Error(String(err));
+      errors.push(`${a.name}: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  };
+  for (const a of authenticators) {
+    if (a.fallback) continue;
+    const user = await attempt(a);
+    if (user) {
+      const groups = user.groups.includes('system:authenticated') ? user.groups : [...user.groups, 'system:authenticated'];
+      return { user: { ...user, groups }, by: a.name };
     }
   }
-  if (firstError) throw firstError;
+  for (const a of authenticators) {
+    if (!a.fallback || errors.length) continue;
+    const user = await attempt(a);
+    if (user) return { user, by: a.name };
+  }
+  if (errors.length === 1) throw new AuthenticationError(errors[0]);
+  if (errors.length) throw new AuthenticationError(`[${[...new Set(errors)].join(', ')}]`);
   return undefined;
 }
