@@ -11,6 +11,7 @@ import { namespaces } from './core/namespaces';
 import { nodes } from './core/nodes';
 import { pods } from './core/pods';
 import { services } from './core/services';
+import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from './admissionregistration/webhookConfigurations';
 import type { ResourceDef } from './resourceDef';
 
 const resources: ResourceDef[] = [
@@ -26,6 +27,8 @@ const resources: ResourceDef[] = [
   deployments,
   replicasets,
   leases,
+  mutatingWebhookConfigurations,
+  validatingWebhookConfigurations,
 ];
 
 export function allResources(): ResourceDef[] {
