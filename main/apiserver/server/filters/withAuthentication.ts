@@ -1,12 +1,13 @@
-// Who is asking: the authenticator list decides; no user (or a bad
-// credential) is kube's 401 `Unauthorized` Status. Anonymous requests are not
-// admitted: kube-apiserver turns anonymous auth off under the AlwaysAllow
-// authorizer, which is what runs here until RBAC arrives ([A2]). Why a
-// credential was refused goes to the trace, never to the client.
+// Who is asking: the authenticator list decides (x509, then the [A2]
+// plugins: static tokens, service-account JWTs, anonymous last). No user (or
+// a refused credential) is kube's 401 `Unauthorized` Status. Anonymous is a
+// fallback authenticator that only exists when --anonymous-auth is on (kube
+// turns it off under the AlwaysAllow authorizer). The trace names the
+// authenticator that accepted, or why a credential was refused — never the
+// client, which only ever sees "Unauthorized".
 
 import { unauthorized } from '../../api/status';
-import type { UserInfo } from '../../registry/resourceDef';
-import { authenticate, type Authenticator } from '../authenticator';
+import { authenticateRequest, type Authenticator } from '../authenticator';
 import type { NamedFilter } from '../context';
 
 export function withAuthentication(authenticators: Authenticator[]): NamedFilter {
@@ -14,19 +15,20 @@ export function withAuthentication(authenticators: Authenticator[]): NamedFilter
     name: 'authentication',
     run: async (ctx, next) => {
       const t0 = performance.now();
-      let user: UserInfo | undefined;
+      let accepted: Awaited<ReturnType<typeof authenticateRequest>>;
       let why = 'no credentials';
       try {
-        user = await authenticate(authenticators, ctx.req);
+        accepted = await authenticateRequest(authenticators, ctx.req);
       } catch (err) {
         why = err instanceof Error ? err.message : String(err);
       }
       const latencyMs = performance.now() - t0;
-      if (!user) {
+      if (!accepted) {
         ctx.trace.add({ stage: 'authentication', verdict: 'deny', reason: why, latencyMs });
         throw unauthorized();
       }
-      ctx.trace.add({ stage: 'authentication', verdict: 'allow', reason: `user ${user.username}`, latencyMs });
+      const { user, by } = accepted;
+      ctx.trace.add({ stage: 'authentication', verdict: 'allow', reason: `${by}: user ${user.username}`, latencyMs });
       ctx.user = user;
       ctx.trace.trace.user = { username: user.username, groups: user.groups };
       await next();
