@@ -1,11 +1,22 @@
 // The admission hook point (kube runs admission inside the REST handlers, not
 // as a filter): an ordered list of plugins, all mutating phases first, then
-// all validating phases; the first error wins. Empty now — [A2] adds
-// NamespaceLifecycle, ServiceAccount, webhooks, policies. Each plugin's run
-// is a trace stage ('admission:mutating:<name>' / 'admission:validating:<name>').
+// all validating phases; the first error wins. The chain itself (which
+// plugins, in kube's order, with their configuration) is built in
+// main/apiserver/admission/chain.ts.
+//
+// Each plugin's run is a trace stage ('admission:mutating:<name>' /
+// 'admission:validating:<name>') with its verdict: 'allow', 'mutate' (with
+// the RFC 6902 patch from the object before to the object after), 'deny'
+// (with the rejection message) or 'skip' (the plugin does not handle the
+// request). The before-copy is made only for a plugin that handles the
+// request and may mutate (has admit), so plugins that do not apply cost
+// nothing but the stage record.
 
 import type { KObject } from '../api/object';
+import { StatusError } from '../api/status';
+import { jsonPatchDiff } from '../admission/trace/jsonPatchDiff';
 import type { UserInfo } from '../registry/resourceDef';
+import type { StageVerdict } from '../server/trace';
 import type { TraceRecorder } from '../server/traceRecorder';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -32,6 +43,13 @@ export interface AdmissionAttributes {
 
 export interface AdmissionPlugin {
   name: string;
+  /**
+   * Whether the plugin acts on this request at all (kube's Handles(operation)
+   * plus the plugin's own resource check). Optional: absent means "maybe",
+   * and admit/validate decide themselves. A false answer skips the plugin
+   * and, in the mutating phase, the before-copy for the trace's patch.
+   */
+  handles?(attrs: AdmissionAttributes): boolean;
   /** Mutating phase: may change attrs.object; throws a StatusError to reject. */
   admit?(attrs: AdmissionAttributes): Promise<void> | void;
   /** Validating phase: throws a StatusError to reject. */
@@ -41,14 +59,46 @@ export interface AdmissionPlugin {
 export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: TraceRecorder): Promise<void> {
   for (const p of plugins) {
     if (!p.admit) continue;
-    const before = attrs.object ? JSON.stringify(attrs.object) : '';
-    await trace.stage(`admission:mutating:${p.name}`, () => p.admit!(attrs), () => (attrs.object && JSON.stringify(attrs.object) !== before ? 'mutate' : 'allow'));
+    const stage = `admission:mutating:${p.name}`;
+    if (p.handles && !p.handles(attrs)) {
+      trace.add({ stage, verdict: 'skip', latencyMs: 0 });
+      continue;
+    }
+    const t0 = performance.now();
+    const before = attrs.object ? (JSON.parse(JSON.stringify(attrs.object)) as KObject) : undefined;
+    try {
+      await p.admit(attrs);
+    } catch (err) {
+      recordFailure(trace, stage, err, t0);
+      throw err;
+    }
+    const patch = before !== undefined ? jsonPatchDiff(before, attrs.object) : [];
+    if (patch.length > 0) trace.add({ stage, verdict: 'mutate', patch, latencyMs: performance.now() - t0 });
+    else trace.add({ stage, verdict: 'allow', latencyMs: performance.now() - t0 });
   }
 }
 
 export async function runValidating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: TraceRecorder): Promise<void> {
   for (const p of plugins) {
     if (!p.validate) continue;
-    await trace.stage(`admission:validating:${p.name}`, () => p.validate!(attrs), () => 'allow');
+    const stage = `admission:validating:${p.name}`;
+    if (p.handles && !p.handles(attrs)) {
+      trace.add({ stage, verdict: 'skip', latencyMs: 0 });
+      continue;
+    }
+    const t0 = performance.now();
+    try {
+      await p.validate(attrs);
+    } catch (err) {
+      recordFailure(trace, stage, err, t0);
+      throw err;
+    }
+    trace.add({ stage, verdict: 'allow', latencyMs: performance.now() - t0 });
   }
+}
+
+/** A 4xx StatusError is the plugin's verdict (deny, with kube's message); anything else is the plugin failing. */
+function recordFailure(trace: TraceRecorder, stage: string, err: unknown, t0: number): void {
+  const verdict: StageVerdict = err instanceof StatusError && err.code < 500 ? 'deny' : 'error';
+  trace.add({ stage, verdict, reason: err instanceof Error ? err.message : String(err), latencyMs: performance.now() - t0 });
 }

@@ -1,6 +1,11 @@
 // The flag groups of `pilothouse apiserver`, in the order they apply. Each
 // feature adds its group here (one import, one entry).
 
+import { admissionOptions } from './admission';
+import { authorizationOptions } from './authorization';
 import type { ApiServerOptionGroup } from './optionGroup';
 
-export const apiServerOptionGroups: ApiServerOptionGroup[] = [];
+export const apiServerOptionGroups: ApiServerOptionGroup[] = [
+  admissionOptions,
+  authorizationOptions,
+];
