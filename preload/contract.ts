@@ -60,6 +60,26 @@ export interface MemberStatus {
   checkedAt: string;
 }
 
+/** One Kubernetes node as the overview shows it (read through the API server). */
+export interface NodeSummary {
+  name: string;
+  /** The Ready condition's status: 'Unknown' once the node lifecycle controller stops hearing heartbeats. */
+  ready: 'True' | 'False' | 'Unknown';
+  /** The Ready condition's reason (KubeletReady, NodeStatusUnknown, ...). */
+  reason?: string;
+  /** Pods bound to this node that have not terminated. */
+  pods: number;
+  /** Pilothouse's simulated kubelet (annotation kubelet.pilothouse.dev/state): paused = partitioned, stopped = down; both stop heartbeats. */
+  kubelet: 'running' | 'paused' | 'stopped';
+  unschedulable: boolean;
+  /** key:effect of each taint. */
+  taints: string[];
+  cpu?: string;
+  memory?: string;
+  /** The Ready condition's lastHeartbeatTime. */
+  lastHeartbeat?: string;
+}
+
 export interface ClusterOverview {
   /** 'embedded' (the supervisor's control plane) or 'external' (attached to a real cluster). */
   mode: 'embedded' | 'external';
@@ -70,6 +90,8 @@ export interface ClusterOverview {
   summary: string;
   health: 'healthy' | 'degraded' | 'down' | 'starting';
   clusterId?: string;
+  /** The cluster's nodes, once the console follows the API server (absent before, and for etcd-only clusters). */
+  nodes?: NodeSummary[];
 }
 
 export interface LeaderEvent {

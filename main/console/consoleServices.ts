@@ -20,6 +20,7 @@ import { restoreCluster } from './snapshotRestore';
 import { SnapshotStore } from './snapshots';
 import { Supervisor } from './supervisor';
 import { TerminalService } from './terminals';
+import { NodesFeed } from './nodesFeed';
 import { TraceFeed } from './traceFeed';
 import { WatchFeed } from './watchFeed';
 
@@ -93,6 +94,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
   });
   let watchFeed: WatchFeed | undefined;
   let traceFeed: TraceFeed | undefined; // follows the API server's traces once the control plane runs one
+  let nodesFeed: NodesFeed | undefined; // the nodes, through the API server
   let terminals: TerminalService | undefined;
 
   function onRound(round: ProbeRound): void {
@@ -127,6 +129,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       starting,
       ...(clusterId ? { clusterId } : {}),
       ...(supervisor.apiserver ? { apiserverReady: apiReady ?? false } : {}),
+      ...(nodesFeed?.nodes() ? { nodes: nodesFeed.nodes() } : {}),
     });
   }
 
@@ -252,6 +255,8 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
         apiReady = true;
         traceFeed = new TraceFeed({ url: api.url, tls: { caFile: api.pki.ca.cert, certFile: api.pki.admin.cert, keyFile: api.pki.admin.key }, events });
         traceFeed.start();
+        nodesFeed = new NodesFeed(api.kubeconfig, () => publishOverview(), (m) => logs.note('console', `nodes feed: ${m}`));
+        void nodesFeed.start().catch((err: Error) => logs.note('console', `nodes feed did not start: ${err.message}`));
       }
       if (ok) await startWatchFeed();
       publishOverview();
@@ -261,6 +266,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       health.dispose();
       watchFeed?.dispose();
       traceFeed?.dispose();
+      await nodesFeed?.dispose();
       snapshots.dispose();
       await terminals?.dispose();
       await supervisor.dispose();

@@ -8,7 +8,7 @@
 //             down, or an alarm raised: NOSPACE makes the cluster refuse writes);
 //   down      no quorum of healthy members / no leader.
 
-import type { ClusterOverview, ComponentStatus, MemberStatus } from '../../preload/contract';
+import type { ClusterOverview, ComponentStatus, MemberStatus, NodeSummary } from '../../preload/contract';
 
 export interface OverviewInput {
   mode: ClusterOverview['mode'];
@@ -19,6 +19,8 @@ export interface OverviewInput {
   clusterId?: string;
   /** undefined: no API server in this control plane. */
   apiserverReady?: boolean;
+  /** undefined: nodes not known (no API server, or not listed yet). */
+  nodes?: NodeSummary[];
 }
 
 export function buildOverview(i: OverviewInput): ClusterOverview {
@@ -37,6 +39,7 @@ export function buildOverview(i: OverviewInput): ClusterOverview {
   parts.push(`${health}: ${healthy}/${total} members`);
   parts.push(leader ? `leader ${leader.name} (term ${leader.raftTerm})` : 'no leader');
   if (i.apiserverReady !== undefined) parts.push(i.apiserverReady ? 'API server ready' : 'API server not ready');
+  if (i.nodes && i.nodes.length > 0) parts.push(`${i.nodes.filter((n) => n.ready === 'True').length}/${i.nodes.length} nodes Ready`);
   parts.push(...alarms);
   const down = i.components.filter((c) => c.state === 'crashed' || c.state === 'stopped' || c.state === 'paused');
   if (down.length > 0) parts.push(down.map((c) => `${c.id} ${c.state}`).join(', '));
@@ -50,10 +53,16 @@ export function buildOverview(i: OverviewInput): ClusterOverview {
   };
   if (leader) out.leader = leader.name;
   if (i.clusterId) out.clusterId = i.clusterId;
+  if (i.nodes) out.nodes = i.nodes;
   return out;
 }
 
 /** What changes the overview for the renderer (probe times and latencies alone do not). */
 export function overviewFingerprint(o: ClusterOverview): string {
-  return JSON.stringify({ ...o, members: o.members.map(({ checkedAt: _c, probeLatencyMs: _p, ...rest }) => rest) });
+  // Heartbeat times move every few seconds on every node; they alone are no reason to redraw.
+  return JSON.stringify({
+    ...o,
+    members: o.members.map(({ checkedAt: _c, probeLatencyMs: _p, ...rest }) => rest),
+    nodes: o.nodes?.map(({ lastHeartbeat: _h, ...rest }) => rest),
+  });
 }

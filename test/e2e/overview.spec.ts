@@ -13,6 +13,11 @@ test('overview: health line, topology with one leader, processes; keyboard navig
   await expect(rows.filter({ hasText: 'etcd' }).filter({ hasText: 'running' })).toHaveCount(3);
   // Every supervised process (members, and the API server once the control plane runs one) is running.
   await expect(rows.filter({ hasNotText: 'running' })).toHaveCount(0);
+  // The simulated nodes, read through the API server: registered and Ready.
+  const nodes = page.getByTestId('nodes-table').locator('tbody tr');
+  await expect(nodes).toHaveCount(3, { timeout: 60_000 });
+  await expect(nodes.filter({ hasText: 'Ready' }).filter({ hasNotText: 'Unknown' })).toHaveCount(3, { timeout: 60_000 });
+  await expect(health).toContainText('3/3 nodes Ready');
   await snap(page, testInfo, 'overview');
 
   // Keyboard: "g m" goes to Members, "1" back to Overview, "?" opens the help.

@@ -1,7 +1,7 @@
 // Every state the console shows carries a tone (colour), an icon (shape) and
 // a word, so it reads without colour vision and in a screenshot alike.
 
-import type { ClusterOverview, MemberStatus, ProcessState, StartupStep } from '../../../preload/contract';
+import type { ClusterOverview, MemberStatus, NodeSummary, ProcessState, StartupStep } from '../../../preload/contract';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
 export interface StateStyle {
@@ -58,4 +58,11 @@ export function decisionStyle(decision: 'allowed' | 'denied' | 'error'): StateSt
   if (decision === 'allowed') return { tone: 'ok', icon: '✓', label: 'allowed' };
   if (decision === 'denied') return { tone: 'bad', icon: '⊘', label: 'denied' };
   return { tone: 'warn', icon: '▲', label: 'error' };
+}
+
+/** A node: its Ready condition, with the simulated kubelet's switch named when it is off (the reason Ready went Unknown). */
+export function nodeStyle(n: Pick<NodeSummary, 'ready' | 'kubelet'>): StateStyle {
+  if (n.ready === 'True') return n.kubelet === 'running' ? { tone: 'ok', icon: '✓', label: 'Ready' } : { tone: 'warn', icon: '▲', label: `Ready · kubelet ${n.kubelet}` };
+  if (n.ready === 'False') return { tone: 'bad', icon: '✕', label: 'NotReady' };
+  return { tone: 'warn', icon: '?', label: n.kubelet === 'running' ? 'Unknown' : `Unknown · kubelet ${n.kubelet}` };
 }

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { ComponentStatus, MemberStatus } from '../../../preload/contract';
+import type { ComponentStatus, MemberStatus, NodeSummary } from '../../../preload/contract';
 import { buildOverview, overviewFingerprint } from '../../../main/console/overview';
 import { parseEnvFile } from '../../../main/console/consoleServices';
 import { LogStore } from '../../../main/console/logStore';
+import { summarizeNode } from '../../../main/console/nodesFeed';
 
 const member = (name: string, healthy: boolean, isLeader = false, term = '4'): MemberStatus => ({
   name, id: `${name}00000000000000`.slice(0, 16), endpoint: `https://127.0.0.1:1`, healthy, isLeader, isLearner: false, leader: '',
   raftTerm: term, raftIndex: '9', raftAppliedIndex: '9', dbSize: 0, dbSizeInUse: 0, version: '3.4.23', alarms: [], errors: [],
   checkedAt: '2026-11-30T00:00:00.000Z',
 });
+const node = (name: string, ready: NodeSummary['ready']): NodeSummary => ({ name, ready, pods: 0, kubelet: 'running', unschedulable: false, taints: [] });
 const comp = (id: string, state: ComponentStatus['state']): ComponentStatus => ({ id, kind: 'etcd', state, restarts: 0 });
 const running = [comp('m1', 'running'), comp('m2', 'running'), comp('m3', 'running')];
 
@@ -44,6 +46,11 @@ describe('cluster overview', () => {
       input: { members: [member('m1', true, true), member('m2', true), member('m3', true)], components: running, starting: false, apiserverReady: false },
       want: { health: 'degraded', summary: 'degraded: 3/3 members, leader m1 (term 4), API server not ready', leader: 'm1' },
     },
+    {
+      name: 'nodes are counted in the summary (a NotReady node does not degrade the control plane)',
+      input: { members: [member('m1', true, true), member('m2', true), member('m3', true)], components: running, starting: false, apiserverReady: true, nodes: [node('node-1', 'True'), node('node-2', 'Unknown')] },
+      want: { health: 'healthy', summary: 'healthy: 3/3 members, leader m1 (term 4), API server ready, 1/2 nodes Ready', leader: 'm1' },
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -58,6 +65,34 @@ describe('cluster overview', () => {
     const c = buildOverview({ mode: 'embedded', members: [member('m1', true, true, '5')], components: running, starting: false });
     expect(overviewFingerprint(a)).toBe(overviewFingerprint(b));
     expect(overviewFingerprint(a)).not.toBe(overviewFingerprint(c));
+  });
+
+  it('node heartbeats alone do not change the fingerprint; readiness does', () => {
+    const base = { mode: 'embedded' as const, members: [member('m1', true, true)], components: running, starting: false };
+    const a = buildOverview({ ...base, nodes: [{ ...node('n1', 'True'), lastHeartbeat: '2026-11-30T00:00:00Z' }] });
+    const b = buildOverview({ ...base, nodes: [{ ...node('n1', 'True'), lastHeartbeat: '2026-11-30T00:00:10Z' }] });
+    const c = buildOverview({ ...base, nodes: [node('n1', 'Unknown')] });
+    expect(overviewFingerprint(a)).toBe(overviewFingerprint(b));
+    expect(overviewFingerprint(a)).not.toBe(overviewFingerprint(c));
+  });
+});
+
+describe('node summaries', () => {
+  const nodeObj = (over: Record<string, unknown> = {}, annotations: Record<string, string> = {}) => ({
+    metadata: { name: 'node-2', annotations },
+    spec: { unschedulable: true, taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] },
+    status: { capacity: { cpu: '4', memory: '8Gi' }, conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', lastHeartbeatTime: '2026-11-30T00:00:00Z' }] },
+    ...over,
+  });
+  const pod = (phase: string) => ({ metadata: { name: phase }, spec: { nodeName: 'node-2' }, status: { phase } });
+  it('reads Ready, reason, taints, capacity, the kubelet switch; counts pods that have not terminated', () => {
+    expect(summarizeNode(nodeObj({}, { 'kubelet.pilothouse.dev/state': 'paused' }), [pod('Running'), pod('Pending'), pod('Succeeded'), pod('Failed')])).toEqual({
+      name: 'node-2', ready: 'Unknown', reason: 'NodeStatusUnknown', pods: 2, kubelet: 'paused', unschedulable: true,
+      taints: ['node.kubernetes.io/unreachable:NoExecute'], cpu: '4', memory: '8Gi', lastHeartbeat: '2026-11-30T00:00:00Z',
+    });
+  });
+  it('a node without a Ready condition yet is Unknown; no annotation means the kubelet runs', () => {
+    expect(summarizeNode({ metadata: { name: 'n' } }, [])).toEqual({ name: 'n', ready: 'Unknown', pods: 0, kubelet: 'running', unschedulable: false, taints: [] });
   });
 });
 
