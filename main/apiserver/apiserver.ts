@@ -109,6 +109,8 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
   const decorators = (plugins.decorateResources ?? []).map((f) => f(env));
   resources = [...cfg.resources, ...(plugins.extraResources ?? []).flatMap((f) => f(env))].map((def) => decorators.reduce((d, decorate) => decorate(d), def));
   authorizers = plugins.authorizers?.(env) ?? [alwaysAllow];
+  // Encryption at rest must be in place before the watch caches read anything.
+  if (plugins.valueTransformer) store.transformer = plugins.valueTransformer(env);
   // NamespaceLifecycle alone unless the admission chain is configured (it then names NamespaceLifecycle itself, first).
   services.admission.push(...(plugins.admission?.(env) ?? [namespaceLifecycle(services)]));
   for (const def of resources) {

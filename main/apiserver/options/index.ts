@@ -3,9 +3,11 @@
 
 import { admissionOptions } from './admission';
 import { authorizationOptions } from './authorization';
+import { encryptionOptions } from './encryption';
 import type { ApiServerOptionGroup } from './optionGroup';
 
 export const apiServerOptionGroups: ApiServerOptionGroup[] = [
   admissionOptions,
   authorizationOptions,
+  encryptionOptions,
 ];

@@ -10,6 +10,15 @@
 // tokens; RV rules: get/list "" = newest, "N" = not older than N (TooLarge
 // otherwise), list Exact (or legacy limit+N) reads at revision N.
 // Watches straight from etcd live in storeWatch.ts.
+//
+// Encryption at rest: an optional ValueTransformer sits between the codec and
+// etcd (kube's value.Transformer), given the full etcd key. A value it reads
+// with anything but the current write key is stale, and an update then
+// writes even when the encoded object is unchanged (so `kubectl replace`
+// re-encrypts). A value it cannot read is kube's error: a get answers 500
+// with the transformer's message, a paged list `unable to transform key ...`;
+// the watch cache's full list and etcd watch events skip it with a log line
+// (one undecryptable object must not keep the server from starting).
 
 import type { KObject } from '../api/object';
 import { badRequest } from '../api/status';
@@ -26,6 +35,7 @@ import {
   tooLargeResourceVersion,
 } from './errors';
 import { LeaseManager } from './leases';
+import type { ValueTransformer } from '../server/serverEnv';
 import { StorageError, type Codec, type CreateOptions, type GetOptions, type ListOptions, type ListResult, type Preconditions, type Storage, type UpdateFunc, type WatchOptions, type WatchSink, type Watcher } from './interface';
 import { startStoreWatch } from './storeWatch';
 import type { ObjectEvent } from './watchEvents';
@@ -35,6 +45,10 @@ export interface EtcdStoreOptions {
   codec: Codec;
   /** Prepended to every key (kube's storage pathPrefix); default ''. */
   pathPrefix?: string;
+  /** Encryption at rest; may also be set later (before the first read) through `transformer`. */
+  transformer?: ValueTransformer;
+  /** Where skipped undecryptable values are reported; default stderr. */
+  log?: (line: string) => void;
 }
 
 /** kube's maxLimit: how far a filtered page may widen its etcd reads. */
@@ -53,6 +67,8 @@ export class EtcdStore implements Storage {
   readonly client: EtcdClient;
   readonly codec: Codec;
   readonly pathPrefix: string;
+  transformer: ValueTransformer | undefined;
+  private readonly log: (line: string) => void;
   private readonly leases: LeaseManager;
   private readonly watchers = new Set<Watcher>();
 
@@ -60,15 +76,34 @@ export class EtcdStore implements Storage {
     this.client = opts.client;
     this.codec = opts.codec;
     this.pathPrefix = opts.pathPrefix ?? '';
+    this.transformer = opts.transformer;
+    this.log = opts.log ?? ((l) => process.stderr.write(`${l}\n`));
     this.leases = new LeaseManager(opts.client);
   }
 
-  /** The object stored in kv, resourceVersion = its mod_revision. */
+  /** The object stored in kv, resourceVersion = its mod_revision (throws the transformer's error when unreadable). */
   decode(kv: KeyValue, rv = kv.modRevision): KObject {
-    const obj = this.codec.decode(kv.value);
-    obj.metadata ??= {};
-    obj.metadata.resourceVersion = rv.toString();
-    return obj;
+    return this.decodeBytes(this.plain(kv).data, rv);
+  }
+
+  /** kv's value as the codec wrote it, and whether it should be rewritten with the current key. */
+  private plain(kv: KeyValue): { data: Uint8Array; stale: boolean } {
+    if (!this.transformer) return { data: kv.value, stale: false };
+    return this.transformer.fromStorage(kv.value, kv.key.toString('utf8'));
+  }
+
+  private toStorage(data: Uint8Array, fullKey: string): Uint8Array {
+    return this.transformer ? this.transformer.toStorage(data, fullKey) : data;
+  }
+
+  /** decode, or undefined (and a log line) when the value cannot be read. */
+  private decodeOrSkip(kv: KeyValue, rv = kv.modRevision): KObject | undefined {
+    try {
+      return this.decode(kv, rv);
+    } catch (err) {
+      this.log(`apiserver: unable to transform key ${JSON.stringify(kv.key.toString('utf8'))}: ${(err as Error).message}`);
+      return undefined;
+    }
   }
 
   private encode(obj: KObject): Uint8Array {
@@ -83,7 +118,7 @@ export class EtcdStore implements Storage {
     const data = this.encode(obj);
     const lease = opts?.ttlSeconds ? await this.leases.leaseFor(opts.ttlSeconds) : undefined;
     const k = this.pathPrefix + key;
-    const res = await this.client.txn([{ key: k, modRevision: 0n }], [{ put: { key: k, value: data, lease } }], []);
+    const res = await this.client.txn([{ key: k, modRevision: 0n }], [{ put: { key: k, value: this.toStorage(data, k), lease } }], []);
     if (!res.succeeded) throw keyExists(key);
     return this.decodeBytes(data, res.revision);
   }
@@ -150,7 +185,12 @@ export class EtcdStore implements Storage {
           break;
         }
         lastKey = kv.key;
-        const obj = this.decode(kv);
+        let obj: KObject;
+        try {
+          obj = this.decode(kv);
+        } catch (err) {
+          throw new Error(`unable to transform key ${JSON.stringify(kv.key.toString('utf8'))}: ${(err as Error).message}`);
+        }
         if (!opts.predicate || opts.predicate(obj)) items.push(obj);
       }
       if (returnedRV === 0n) returnedRV = res.revision;
@@ -183,7 +223,10 @@ export class EtcdStore implements Storage {
     for (;;) {
       const res = await this.client.range({ key: start, rangeEnd: end, limit: pageSize, revision });
       if (revision === 0n) revision = res.revision;
-      for (const kv of res.kvs) entries.push({ key: kv.key.toString('utf8').slice(this.pathPrefix.length), obj: this.decode(kv) });
+      for (const kv of res.kvs) {
+        const obj = this.decodeOrSkip(kv);
+        if (obj) entries.push({ key: kv.key.toString('utf8').slice(this.pathPrefix.length), obj });
+      }
       if (!res.more || res.kvs.length === 0) break;
       start = Buffer.concat([res.kvs[res.kvs.length - 1].key, Buffer.from([0])]);
     }
@@ -194,14 +237,16 @@ export class EtcdStore implements Storage {
     const k = this.pathPrefix + key;
     let current = await this.readRaw(k, key);
     for (let i = 0; i < MAX_WRITE_TRIES; i++) {
-      const currentObj = this.decode(current);
+      const stored = this.plain(current);
+      const currentObj = this.decodeBytes(stored.data, current.modRevision);
       checkPreconditions(key, preconditions, currentObj);
       const updated = await tryUpdate(currentObj);
       const data = this.encode(updated);
-      // Same bytes: nothing to write, the resourceVersion stays.
-      if (Buffer.compare(Buffer.from(data), current.value) === 0) return this.decode(current);
+      // Same bytes: nothing to write, the resourceVersion stays — unless the
+      // stored value is stale (an old encryption key), which this write renews.
+      if (!stored.stale && Buffer.compare(Buffer.from(data), Buffer.from(stored.data)) === 0) return this.decodeBytes(stored.data, current.modRevision);
       const lease = opts?.ttlSeconds ? await this.leases.leaseFor(opts.ttlSeconds) : undefined;
-      const res = await this.client.txn([{ key: k, modRevision: current.modRevision }], [{ put: { key: k, value: data, lease } }], [{ range: { key: k } }]);
+      const res = await this.client.txn([{ key: k, modRevision: current.modRevision }], [{ put: { key: k, value: this.toStorage(data, k), lease } }], [{ range: { key: k } }]);
       if (res.succeeded) return this.decodeBytes(data, res.revision);
       const fresh = res.responses[0]?.kvs?.[0];
       if (!fresh) throw keyNotFound(key);
@@ -244,7 +289,7 @@ export class EtcdStore implements Storage {
       this.client,
       { key: k, rangeEnd: prefix.endsWith('/') ? prefixEnd(k) : undefined, startRevision: from, prevKv: true, progressNotify: true },
       {
-        onEvents: (events) => h.onEvents(events.map((e) => this.objectEvent(e))),
+        onEvents: (events) => h.onEvents(events.map((e) => this.objectEvent(e)).filter((e): e is ObjectEvent => e !== undefined)),
         onProgress: (rev) => h.onProgress(rev),
         onCompacted: (rev) => h.onCompacted(rev),
         onError: (err) => h.onError(err),
@@ -252,16 +297,13 @@ export class EtcdStore implements Storage {
     );
   }
 
-  private objectEvent(e: { type: 'PUT' | 'DELETE'; kv: KeyValue; prevKv?: KeyValue }): ObjectEvent {
+  /** The decoded change, or undefined for a put whose value cannot be read (logged). */
+  private objectEvent(e: { type: 'PUT' | 'DELETE'; kv: KeyValue; prevKv?: KeyValue }): ObjectEvent | undefined {
     const key = e.kv.key.toString('utf8').slice(this.pathPrefix.length);
     const rev = e.kv.modRevision;
-    return {
-      type: e.type,
-      key,
-      rev,
-      obj: e.type === 'PUT' ? this.decode(e.kv) : undefined,
-      prevObj: e.prevKv ? this.decode(e.prevKv, rev) : undefined,
-    };
+    const obj = e.type === 'PUT' ? this.decodeOrSkip(e.kv) : undefined;
+    if (e.type === 'PUT' && !obj) return undefined;
+    return { type: e.type, key, rev, obj, prevObj: e.prevKv ? this.decodeOrSkip(e.prevKv, rev) : undefined };
   }
 
   async currentRevision(): Promise<bigint> {
