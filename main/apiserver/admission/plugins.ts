@@ -18,6 +18,7 @@ import { namespaceLifecycle } from '../endpoints/namespaceLifecycle';
 import type { ServerEnv } from '../server/serverEnv';
 import { admissionForbidden } from './errors/forbidden';
 import { defaultTolerationSecondsPlugin } from './defaultTolerationSeconds';
+import { limitRangerPlugin } from './limitRanger';
 import { serviceAccountPlugin } from './serviceAccount';
 
 /** Every plugin name kube-apiserver 1.32 accepts, in execution order. */
@@ -109,6 +110,7 @@ export type AdmissionPluginFactory = (env: ServerEnv, ctx: AdmissionPluginContex
 export const ADMISSION_PLUGIN_FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = {
   AlwaysAdmit: () => ({ name: 'AlwaysAdmit', admit() {} }),
   NamespaceLifecycle: (env) => namespaceLifecycle(env),
+  LimitRanger: limitRangerPlugin,
   ServiceAccount: serviceAccountPlugin,
   DefaultTolerationSeconds: defaultTolerationSecondsPlugin,
   AlwaysDeny: () => ({

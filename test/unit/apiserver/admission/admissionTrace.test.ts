@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { forbidden } from '../../../../main/apiserver/api/status';
+import { runMutating, runValidating, type AdmissionPlugin } from '../../../../main/apiserver/endpoints/admission';
+import { TraceRecorder } from '../../../../main/apiserver/server/traceRecorder';
+import { podCreate } from './fakeEnv';
+
+describe('admission trace stages', () => {
+  it('records allow, mutate (with the patch), skip and deny (with the reason), and stops at the first denial', async () => {
+    const calls: string[] = [];
+    const plugins: AdmissionPlugin[] = [
+      { name: 'Quiet', admit: () => void calls.push('Quiet') },
+      {
+        name: 'Labeler',
+        admit: (a) => {
+          calls.push('Labeler');
+          a.object!.metadata.labels = { team: 'a' };
+        },
+      },
+      { name: 'NotPods', handles: (a) => a.resource !== 'pods', admit: () => void calls.push('NotPods') },
+      { name: 'Checker', validate: () => void calls.push('Checker') },
+      {
+        name: 'Refuser',
+        validate: (a) => {
+          calls.push('Refuser');
+          throw forbidden({ group: '', resource: 'pods' }, a.name, 'no');
+        },
+      },
+      { name: 'Never', validate: () => void calls.push('Never') },
+    ];
+    const trace = new TraceRecorder('POST', '/api/v1/namespaces/default/pods');
+    const a = podCreate({ metadata: { name: 'p' }, spec: {} });
+    await runMutating(plugins, a, trace);
+    await expect(runValidating(plugins, a, trace)).rejects.toThrow('pods "p" is forbidden: no');
+    expect(calls).toEqual(['Quiet', 'Labeler', 'Checker', 'Refuser']);
+    expect(trace.trace.stages.map(({ stage, verdict, reason, patch }) => ({ stage, verdict, reason, patch }))).toEqual([
+      { stage: 'admission:mutating:Quiet', verdict: 'allow', reason: undefined, patch: undefined },
+      { stage: 'admission:mutating:Labeler', verdict: 'mutate', reason: undefined, patch: [{ op: 'add', path: '/metadata/labels', value: { team: 'a' } }] },
+      { stage: 'admission:mutating:NotPods', verdict: 'skip', reason: undefined, patch: undefined },
+      { stage: 'admission:validating:Checker', verdict: 'allow', reason: undefined, patch: undefined },
+      { stage: 'admission:validating:Refuser', verdict: 'deny', reason: 'pods "p" is forbidden: no', patch: undefined },
+    ]);
+  });
+
+  it('a plugin crashing is an error stage, not a denial', async () => {
+    const trace = new TraceRecorder('POST', '/x');
+    await expect(runMutating([{ name: 'Broken', admit: () => { throw new Error('boom'); } }], podCreate({ metadata: { name: 'p' } }), trace)).rejects.toThrow('boom');
+    expect(trace.trace.stages[0]).toMatchObject({ stage: 'admission:mutating:Broken', verdict: 'error', reason: 'boom' });
+  });
+});
