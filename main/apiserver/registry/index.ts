@@ -11,6 +11,9 @@ import { namespaces } from './core/namespaces';
 import { nodes } from './core/nodes';
 import { pods } from './core/pods';
 import { services } from './core/services';
+import { limitranges } from './core/limitRanges';
+import { resourcequotas } from './core/resourceQuotas';
+import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac/resources';
 import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from './admissionregistration/webhookConfigurations';
 import type { ResourceDef } from './resourceDef';
 
@@ -27,6 +30,12 @@ const resources: ResourceDef[] = [
   deployments,
   replicasets,
   leases,
+  limitranges,
+  resourcequotas,
+  roles,
+  rolebindings,
+  clusterroles,
+  clusterrolebindings,
   mutatingWebhookConfigurations,
   validatingWebhookConfigurations,
 ];

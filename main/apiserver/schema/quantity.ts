@@ -106,3 +106,50 @@ export function canonicalQuantityOrSame(input: unknown): string {
     return String(input);
   }
 }
+
+/** Quantity.Cmp: -1, 0 or 1 as a is less than, equal to or greater than b (exact; throws on unparseable input). */
+export function compareQuantities(a: string | number, b: string | number): number {
+  const pa = parse(String(a));
+  const pb = parse(String(b));
+  const va = (pa.negative ? -pa.num : pa.num) * pb.den;
+  const vb = (pb.negative ? -pb.num : pb.num) * pa.den;
+  return va < vb ? -1 : va > vb ? 1 : 0;
+}
+
+/**
+ * A quantity as Go's %#v prints a resource.Quantity held by value in a
+ * field error (`Invalid value: resource.Quantity{i:resource.int64Amount{value:200, scale:-3}, ...}`):
+ * ParseQuantity's int64 fast path (digits × 10^scale, binary suffixes
+ * multiplied out at scale 0) and the input cached in `s` when it is already
+ * canonical. Values outside the fast path print as their canonical string.
+ */
+export function goQuantityLiteral(input: string | number): string {
+  const s = String(input).trim();
+  const m = quantityRegexp.exec(s);
+  const canonical = canonicalQuantityOrSame(s);
+  if (!m) return JSON.stringify(s);
+  let digits = m[1];
+  const suffix = m[2];
+  const negative = digits.startsWith('-');
+  if (digits[0] === '-' || digits[0] === '+') digits = digits.slice(1);
+  const [whole, frac = ''] = digits.split('.');
+  let value: bigint;
+  let scale: number;
+  let format: Format;
+  if (suffix in binarySuffixes) {
+    if (frac !== '') return JSON.stringify(canonical);
+    format = 'BinarySI';
+    value = BigInt(whole || '0') << BigInt(10 * binarySuffixes[suffix]);
+    scale = 0;
+  } else {
+    format = suffix in decimalSuffixes ? 'DecimalSI' : 'DecimalExponent';
+    const exp = suffix in decimalSuffixes ? decimalSuffixes[suffix] : Number(suffix.slice(1));
+    value = BigInt((whole || '0') + frac);
+    scale = exp - frac.length;
+    if (scale < -9) return JSON.stringify(canonical);
+  }
+  if (value > 2n ** 63n - 1n) return JSON.stringify(canonical);
+  if (negative) value = -value;
+  const cached = canonical === s ? s : '';
+  return `resource.Quantity{i:resource.int64Amount{value:${value}, scale:${scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${JSON.stringify(cached)}, Format:${JSON.stringify(format)}}`;
+}
