@@ -1,0 +1,60 @@
+// A webhook's matchConditions (CEL, must evaluate to bool), as kube's
+// matchconditions.matcher decides: any condition false → the webhook is not
+// called (false wins over errors); otherwise any evaluation error → with
+// failurePolicy Ignore the webhook is skipped, with Fail the request is
+// refused (403 `<resource> "<name>" is forbidden: failed calling webhook
+// "<hook>": expression '<expr>' resulted in error: <why>`); all true → called.
+// Variables: object, oldObject, request (and authorizer, declared but not
+// bound here). Programs are compiled once per expression and cached.
+
+import { CelActivation, admissionRequest, compileExpression, evaluationErrorMessage, type CelProgram } from '../../cel/index';
+import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { MatchCondition } from './hooks';
+
+const VARIABLES = ['object', 'oldObject', 'request', 'authorizer'] as const;
+
+const cache = new Map<string, { program?: CelProgram; error?: string }>();
+const CACHE_LIMIT = 1000;
+
+function compiled(expression: string): { program?: CelProgram; error?: string } {
+  let c = cache.get(expression);
+  if (!c) {
+    const r = compileExpression(expression, { variables: VARIABLES, returnTypes: ['bool'] });
+    c = r.ok ? { program: r.program } : { error: r.error };
+    // Bounded: configurations come and go; the oldest entry is dropped first.
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(expression, c);
+  }
+  return c;
+}
+
+/** The create-time check: undefined when the expression compiles, else kube's detail (`compilation failed: ...`). */
+export function compileMatchCondition(expression: string): string | undefined {
+  return compiled(expression).error;
+}
+
+export type MatchConditionResult = { matches: true } | { matches: false; failedCondition?: string } | { matches: false; error: string };
+
+/** Evaluates the conditions against the request; `failurePolicy` decides what errors mean. */
+export function evaluateMatchConditions(conditions: MatchCondition[], attrs: AdmissionAttributes, failurePolicy: 'Fail' | 'Ignore'): MatchConditionResult {
+  if (conditions.length === 0) return { matches: true };
+  const activation = new CelActivation({ object: attrs.object ?? null, oldObject: attrs.oldObject ?? null, request: admissionRequest(attrs) });
+  const errors: string[] = [];
+  for (const cond of conditions) {
+    const c = compiled(cond.expression);
+    if (!c.program) {
+      errors.push(c.error ?? 'compilation failed');
+      continue;
+    }
+    const r = c.program.evaluate(activation);
+    if (!r.ok) {
+      errors.push(evaluationErrorMessage(cond.expression, r.error));
+      continue;
+    }
+    if (r.value === false) return { matches: false, failedCondition: cond.name };
+  }
+  if (errors.length === 0) return { matches: true };
+  if (failurePolicy === 'Ignore') return { matches: false };
+  // utilerrors.NewAggregate: one error reads as itself, several as [a, b].
+  return { matches: false, error: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` };
+}
