@@ -19,7 +19,9 @@ import type { ServerEnv } from '../server/serverEnv';
 import { admissionForbidden } from './errors/forbidden';
 import { defaultTolerationSecondsPlugin } from './defaultTolerationSeconds';
 import { limitRangerPlugin } from './limitRanger';
+import { resourceQuotaPlugin } from './resourceQuota';
 import { serviceAccountPlugin } from './serviceAccount';
+import { mutatingWebhookPlugin, validatingWebhookPlugin } from './webhook/index';
 
 /** Every plugin name kube-apiserver 1.32 accepts, in execution order. */
 export const ADMISSION_PLUGIN_ORDER = [
@@ -113,6 +115,9 @@ export const ADMISSION_PLUGIN_FACTORIES: Partial<Record<AdmissionPluginName, Adm
   LimitRanger: limitRangerPlugin,
   ServiceAccount: serviceAccountPlugin,
   DefaultTolerationSeconds: defaultTolerationSecondsPlugin,
+  ResourceQuota: resourceQuotaPlugin,
+  MutatingAdmissionWebhook: mutatingWebhookPlugin,
+  ValidatingAdmissionWebhook: validatingWebhookPlugin,
   AlwaysDeny: () => ({
     name: 'AlwaysDeny',
     admit(a) {
