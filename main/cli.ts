@@ -12,6 +12,7 @@ import { registerSnapshotCommand } from './common/cli/snapshotCommand';
 import { controllersProgram, runUpCommand, selfProgram } from './common/cli/upCommand';
 import { registerApiServerCommand } from './common/cli/apiserverCommand';
 import { registerControllersCommand } from './common/cli/controllersCommand';
+import { registerExampleWebhookCommand } from './common/cli/exampleWebhookCommand';
 import { apiServerProgram } from './common/cli/apiserverLayout';
 import { PILOTHOUSE_VERSION } from './common/cli/version';
 import { registerWebCommand } from './web/webCommand';
@@ -50,6 +51,7 @@ function buildProgram(setExitCode: (code: number) => void): Command {
   registerSnapshotCommand(program, setExitCode);
   registerApiServerCommand(program, setExitCode);
   registerControllersCommand(program, setExitCode);
+  registerExampleWebhookCommand(program, setExitCode);
   registerWebCommand(program, setExitCode, fileURLToPath(import.meta.url));
 
   return program;
