@@ -13,8 +13,14 @@ export interface RequestContext {
   url: URL;
   /** Set by withRequestInfo. */
   info: RequestInfo;
-  /** Set by withAuthentication. */
+  /** Set by withAuthentication; replaced by the impersonated user when the request impersonates. */
   user?: UserInfo;
+  /**
+   * Set by the impersonation filter: the authenticated user who is acting as
+   * `user`. kube's audit event writes this one as `user` and `user` as
+   * `impersonatedUser`.
+   */
+  impersonatedBy?: UserInfo;
   trace: TraceRecorder;
   /** Texts for `Warning: 299 - "<text>"` headers (kube's warning recorder). */
   warnings: string[];
