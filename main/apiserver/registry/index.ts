@@ -15,6 +15,7 @@ import { limitranges } from './core/limitRanges';
 import { resourcequotas } from './core/resourceQuotas';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac/resources';
 import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from './admissionregistration/webhookConfigurations';
+import { validatingAdmissionPolicies, validatingAdmissionPolicyBindings } from './admissionregistration/policies';
 import type { ResourceDef } from './resourceDef';
 
 const resources: ResourceDef[] = [
@@ -38,6 +39,8 @@ const resources: ResourceDef[] = [
   clusterrolebindings,
   mutatingWebhookConfigurations,
   validatingWebhookConfigurations,
+  validatingAdmissionPolicies,
+  validatingAdmissionPolicyBindings,
 ];
 
 export function allResources(): ResourceDef[] {
