@@ -123,6 +123,7 @@ export function policyToEvaluate(labels: Record<string, string> | undefined, def
     { mode: 'audit', level: AUDIT_LEVEL_LABEL, version: AUDIT_VERSION_LABEL, failOpen: true },
     { mode: 'warn', level: WARN_LEVEL_LABEL, version: WARN_VERSION_LABEL, failOpen: true },
   ] as const;
+  let hasEnforceLevel = false;
   for (const m of modes) {
     const lv = p[m.mode];
     const level = labels[m.level];
@@ -130,6 +131,7 @@ export function policyToEvaluate(labels: Record<string, string> | undefined, def
       const parsed = parseLevel(level);
       // Enforce fails closed (restricted); audit and warn fail open (privileged).
       lv.level = parsed.error && m.failOpen ? 'privileged' : parsed.value;
+      if (m.mode === 'enforce') hasEnforceLevel = !parsed.error;
       note(m.level, level, parsed.error);
     }
     const version = labels[m.version];
@@ -138,6 +140,12 @@ export function policyToEvaluate(labels: Record<string, string> | undefined, def
       lv.version = parsed.value;
       note(m.version, version, parsed.error);
     }
+  }
+  // An explicit enforce level stricter than warn also warns (so workloads,
+  // which enforce never refuses, still hear about it): warn defaults to it.
+  if (!(WARN_LEVEL_LABEL in labels) && hasEnforceLevel && compareLevels(p.enforce.level, p.warn.level) > 0) {
+    p.warn.level = p.enforce.level;
+    if (!(WARN_VERSION_LABEL in labels)) p.warn.version = p.enforce.version;
   }
   return { policy: p, errors };
 }
