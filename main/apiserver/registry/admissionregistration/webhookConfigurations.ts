@@ -3,7 +3,8 @@
 // admission chain calls. Defaults are v1's SetDefaults_* (failurePolicy Fail,
 // matchPolicy Equivalent, empty selectors, timeoutSeconds 10, rule scope "*",
 // service port 443, mutating reinvocationPolicy Never); validation follows
-// pkg/apis/admissionregistration/validation with kube's field paths and texts.
+// pkg/apis/admissionregistration/validation with kube's field paths and texts,
+// matchConditions compiled (must be bool) by the webhook plugin's CEL layer.
 
 import type { KObject } from '../../api/object';
 import { type ErrorList, duplicate, invalid, notSupported, required } from '../../api/validation/field';
@@ -14,6 +15,7 @@ import { ALL_VERBS, metaFields, simpleStrategy } from '../common/define';
 import type { ResourceDef, TableConvertor } from '../resourceDef';
 import { ageColumn, col, nameColumn } from '../tables/columns';
 import { translateTimestampSince } from '../tables/duration';
+import { compileMatchCondition } from '../../admission/webhook/matchConditions';
 
 const GROUP = 'admissionregistration.k8s.io';
 
@@ -177,6 +179,10 @@ function validateMatchConditions(conds: Rec[], path: string): ErrorList {
     const p = `${path}[${i}]`;
     const expr = str(c, 'expression');
     if (expr.trim() === '') errs.push(required(`${p}.expression`));
+    else {
+      const why = compileMatchCondition(expr.trim());
+      if (why) errs.push(invalid(`${p}.expression`, expr.trim(), why));
+    }
     const name = str(c, 'name');
     if (!name) errs.push(required(`${p}.name`));
     else for (const m of isQualifiedName(name)) errs.push(invalid(`${p}.name`, name, m));

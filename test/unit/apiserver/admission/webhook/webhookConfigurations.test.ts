@@ -162,3 +162,15 @@ describe('webhook configuration validation (kube messages)', () => {
     expect(messageFor(def, hooks)).toBe(want);
   });
 });
+
+describe('matchConditions are compiled at create', () => {
+  it.each([
+    { expr: "request.userInfo.username == 'jane'", want: '' },
+    { expr: "'a'", wantPrefix: `${prefixM}webhooks[0].matchConditions[0].expression: Invalid value: "'a'": ` },
+    { expr: 'nope == 1', wantPrefix: `${prefixM}webhooks[0].matchConditions[0].expression: Invalid value: "nope == 1": compilation failed: ERROR: <input>:1:1: undeclared reference to 'nope'` },
+  ])('$expr', ({ expr, want, wantPrefix }) => {
+    const got = messageFor(M, [hook({ matchConditions: [{ name: 'c', expression: expr }] })]);
+    if (want !== undefined) expect(got).toBe(want);
+    else expect(got.startsWith(wantPrefix!)).toBe(true);
+  });
+});
