@@ -22,6 +22,7 @@ import { limitRangerPlugin } from './limitRanger';
 import { resourceQuotaPlugin } from './resourceQuota';
 import { serviceAccountPlugin } from './serviceAccount';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from './webhook/index';
+import { podSecurityPlugin } from './podsecurity/index';
 
 /** Every plugin name kube-apiserver 1.32 accepts, in execution order. */
 export const ADMISSION_PLUGIN_ORDER = [
@@ -114,6 +115,7 @@ export const ADMISSION_PLUGIN_FACTORIES: Partial<Record<AdmissionPluginName, Adm
   NamespaceLifecycle: (env) => namespaceLifecycle(env),
   LimitRanger: limitRangerPlugin,
   ServiceAccount: serviceAccountPlugin,
+  PodSecurity: (env, ctx) => podSecurityPlugin(env, ctx.config),
   DefaultTolerationSeconds: defaultTolerationSecondsPlugin,
   ResourceQuota: resourceQuotaPlugin,
   MutatingAdmissionWebhook: mutatingWebhookPlugin,
