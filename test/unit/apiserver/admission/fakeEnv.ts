@@ -40,14 +40,19 @@ export function fakeEnv(): FakeEnv {
       const items = [...objects.entries()].filter(([k]) => k.startsWith(prefix)).map(([, o]) => structuredClone(o));
       return { items, resourceVersion: String(rv) };
     },
+    // Compare-and-swap with retries, as the etcd store: a value changed while tryUpdate ran is read again.
     async guaranteedUpdate(key, _pre, tryUpdate) {
-      const cur = objects.get(key);
-      if (!cur) throw notFound(key);
-      updates.push(key);
-      const next = structuredClone(await tryUpdate(structuredClone(cur)));
-      next.metadata.resourceVersion = String(++rv);
-      objects.set(key, next);
-      return structuredClone(next);
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const cur = objects.get(key);
+        if (!cur) throw notFound(key);
+        const next = structuredClone(await tryUpdate(structuredClone(cur)));
+        if (objects.get(key) !== cur) continue;
+        updates.push(key);
+        next.metadata.resourceVersion = String(++rv);
+        objects.set(key, next);
+        return structuredClone(next);
+      }
+      throw new Error('guaranteedUpdate: too many conflicts');
     },
     async delete(key) {
       const cur = objects.get(key);
