@@ -1,19 +1,32 @@
-// --authorization-mode applied to an ApiServerConfig: the chain, the access
-// reviews, and with RBAC the escalation checks and the bootstrap hook; with
-// Node the node authorizer. Kept apart from options/ so tests can build a
-// configured server without commander.
+// --authorization-mode applied to an ApiServerConfig: the chain (Node and
+// RBAC included), the access reviews, and with RBAC the escalation checks
+// and the rbac/bootstrap-roles hook. Kept apart from options/ so tests can
+// configure a server without commander.
 
 import type { ApiServerConfig } from '../apiserver';
-import { authorizationPlugins, type ModeFactory } from './authorizationPlugins';
-import { parseAuthorizationModes, type AuthorizationMode } from './modes';
-
-/** Sibling features (Node authorizer, escalation checks, bootstrap hook) hook in here. */
-export const modeFactories: Partial<Record<AuthorizationMode, ModeFactory>> = {};
+import { nodeMode } from '../authz/nodeMode';
+import { authorizationPlugins } from './authorizationPlugins';
+import { bootstrapRolesHook } from './bootstrap/bootstrapHook';
+import { escalationChecks } from './escalation';
+import { parseAuthorizationModes } from './modes';
+import { PolicyCache } from './policyCache';
 
 export function applyAuthorizationModes(value: string, cfg: ApiServerConfig): void {
   const modes = parseAuthorizationModes(value);
-  const { plugins } = authorizationPlugins(modes, modeFactories);
+  const { plugins, stateOf } = authorizationPlugins(modes, { Node: (env) => nodeMode(env) });
   cfg.plugins ??= {};
   cfg.plugins.authorizers = plugins.authorizers;
   cfg.plugins.extraResources = [...(cfg.plugins.extraResources ?? []), ...(plugins.extraResources ?? [])];
+  if (modes.includes('RBAC')) {
+    // kube installs the policybased RBAC storage and the bootstrap hook whenever RBAC is a mode.
+    cfg.plugins.decorateResources = [
+      ...(cfg.plugins.decorateResources ?? []),
+      (env) => {
+        const state = stateOf(env);
+        state.policy ??= new PolicyCache(env);
+        return escalationChecks({ lister: state.policy, authorize: (attrs) => env.authorize(attrs) });
+      },
+    ];
+    cfg.plugins.postStartHooks = [...(cfg.plugins.postStartHooks ?? []), bootstrapRolesHook()];
+  }
 }

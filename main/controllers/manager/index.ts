@@ -6,6 +6,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type { ControllerContext } from '../client';
+import { startClusterRoleAggregationController } from './clusterRoleAggregation';
 import { startDeploymentController } from './deployment/controller';
 import { startEndpointsController } from './endpoints/controller';
 import { startGarbageCollector } from './gc/controller';
@@ -20,6 +21,7 @@ export const MANAGER_CONTROLLERS = {
   namespace: startNamespaceController,
   serviceaccount: startServiceAccountController,
   endpoints: startEndpointsController,
+  clusterroleaggregation: startClusterRoleAggregationController,
 } as const;
 
 export type ManagerControllerName = keyof typeof MANAGER_CONTROLLERS;
