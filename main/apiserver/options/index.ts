@@ -2,12 +2,14 @@
 // feature adds its group here (one import, one entry).
 
 import { admissionOptions } from './admission';
+import { authenticationOptions } from './authentication';
 import { authorizationOptions } from './authorization';
 import { encryptionOptions } from './encryption';
 import type { ApiServerOptionGroup } from './optionGroup';
 
 export const apiServerOptionGroups: ApiServerOptionGroup[] = [
   admissionOptions,
+  authenticationOptions,
   authorizationOptions,
   encryptionOptions,
 ];
