@@ -12,6 +12,7 @@ import { startEndpointsController } from './endpoints/controller';
 import { startGarbageCollector } from './gc/controller';
 import { startNamespaceController } from './namespace/controller';
 import { startReplicaSetController } from './replicaset/controller';
+import { startResourceQuotaController } from './resourceQuota';
 import { startServiceAccountController } from './serviceaccount/controller';
 
 export const MANAGER_CONTROLLERS = {
@@ -21,6 +22,7 @@ export const MANAGER_CONTROLLERS = {
   namespace: startNamespaceController,
   serviceaccount: startServiceAccountController,
   endpoints: startEndpointsController,
+  resourcequota: startResourceQuotaController,
   clusterroleaggregation: startClusterRoleAggregationController,
 } as const;
 
