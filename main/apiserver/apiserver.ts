@@ -31,7 +31,7 @@ import { compose } from './server/handlerChain';
 import { serveSecurely, type SecureServer } from './server/httpsServer';
 import { createRouter } from './server/router';
 import { DEFAULT_TRACE_BUFFER_SIZE, RequestTraceLog } from './server/traceLog';
-import { withAuditHook } from './server/filters/withAuditHook';
+import { withAuditHook, withFailedAuthenticationAudit } from './server/filters/withAuditHook';
 import { withAuthentication } from './server/filters/withAuthentication';
 import { withAuthorization } from './server/filters/withAuthorization';
 import { withPanicRecovery } from './server/filters/withPanicRecovery';
@@ -186,6 +186,7 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
     [
       withPanicRecovery(log),
       withRequestInfo(),
+      withFailedAuthenticationAudit(auditSinks),
       withAuthentication([x509Authenticator(), ...(plugins.authenticators?.(env) ?? [])]),
       withAuditHook(auditSinks),
       ...(plugins.requestFilters?.(env) ?? []),

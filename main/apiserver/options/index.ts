@@ -2,6 +2,7 @@
 // feature adds its group here (one import, one entry).
 
 import { admissionOptions } from './admission';
+import { auditOptions } from './audit';
 import { authenticationOptions } from './authentication';
 import { authorizationOptions } from './authorization';
 import { encryptionOptions } from './encryption';
@@ -9,6 +10,7 @@ import type { ApiServerOptionGroup } from './optionGroup';
 
 export const apiServerOptionGroups: ApiServerOptionGroup[] = [
   admissionOptions,
+  auditOptions,
   authenticationOptions,
   authorizationOptions,
   encryptionOptions,

@@ -12,6 +12,9 @@ export function withAuthorization(authorizers: Authorizer[]): NamedFilter {
       const attrs = attributesOf(ctx.info, ctx.user!);
       const r = await authorize(authorizers, attrs);
       const latencyMs = performance.now() - t0;
+      // The decision and the authorizer's reason go into the audit event, as kube's WithAuthorization records them.
+      ctx.auditAnnotations['authorization.k8s.io/decision'] = r.decision === 'allow' ? 'allow' : 'forbid';
+      ctx.auditAnnotations['authorization.k8s.io/reason'] = r.reason ?? '';
       if (r.decision !== 'allow') {
         ctx.trace.add({ stage: 'authorization', verdict: 'deny', reason: r.reason ?? 'no authorizer allowed the request', latencyMs });
         throw forbiddenFor(attrs, r.reason);
