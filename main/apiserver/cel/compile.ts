@@ -58,13 +58,23 @@ export type CompileResult = { ok: true; program: CelProgram } | { ok: false; err
 export class CelActivation {
   private readonly converted = new Map<string, CelInput>();
   private readonly stats: ConversionStats = { maxCollection: 0 };
-  private readonly composition = new Map<string, CelInput>();
+  private readonly composition = new CompositionVariables();
 
   constructor(private readonly raw: Partial<Record<CelVariableName, unknown>>) {}
 
   /** Binds an already evaluated composition variable (`variables.<name>`). */
   setCompositionVariable(name: string, value: CelValue): void {
-    this.composition.set(name, value as CelInput);
+    this.composition.bound.set(name, value as CelInput);
+  }
+
+  /**
+   * Binds composition variables evaluated on first read (kube's lazy
+   * `variables` map): `resolve` returns the value or throws an Error whose
+   * message becomes the reading expression's error.
+   */
+  setCompositionResolver(names: readonly string[], resolve: (name: string) => CelValue): void {
+    this.composition.names = new Set(names);
+    this.composition.resolve = resolve;
   }
 
   /** Largest list or map among the converted inputs so far. */
@@ -73,13 +83,48 @@ export class CelActivation {
   }
 
   value(name: string): CelInput {
-    if (name === 'variables') return this.composition;
+    if (name === 'variables') return this.composition as unknown as CelInput;
     let v = this.converted.get(name);
     if (v === undefined && !this.converted.has(name)) {
       v = toCel(this.raw[name as CelVariableName], this.stats);
       this.converted.set(name, v);
     }
     return v ?? null;
+  }
+}
+
+/** The `variables` map: bound values first, then the resolver, each name resolved at most once. */
+class CompositionVariables extends Map<string, CelInput> {
+  readonly bound = new Map<string, CelInput>();
+  names = new Set<string>();
+  resolve?: (name: string) => CelValue;
+
+  override get(name: string): CelInput | undefined {
+    if (this.bound.has(name)) return this.bound.get(name);
+    if (!this.resolve || !this.names.has(name)) return undefined;
+    const v = this.resolve(name) as CelInput;
+    this.bound.set(name, v);
+    return v;
+  }
+
+  override has(name: string): boolean {
+    return this.bound.has(name) || this.names.has(name);
+  }
+
+  override get size(): number {
+    return new Set([...this.bound.keys(), ...this.names]).size;
+  }
+
+  override *keys(): MapIterator<string> {
+    yield* new Set([...this.bound.keys(), ...this.names]);
+  }
+
+  override *entries(): MapIterator<[string, CelInput]> {
+    for (const k of this.keys()) yield [k, this.get(k) as CelInput];
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, CelInput]> {
+    return this.entries();
   }
 }
 

@@ -64,6 +64,14 @@ function declare(hasParams: boolean, authorizer: boolean, composition: boolean):
   return v;
 }
 
+/** kube's convertCelTypeToDeclType: scalars, lists and maps keep their type; object types become dyn. */
+function declType(t: CelStaticType | undefined): CelStaticType {
+  if (!t) return { name: 'dyn' };
+  if (t.name === 'list') return { name: 'list', elem: declType(t.elem) };
+  if (t.name === 'map') return { name: 'map', key: declType(t.key), value: declType(t.value) };
+  return t.fields ? { name: 'dyn' } : t;
+}
+
 export function compilePolicy(spec: Rec | undefined): CompiledPolicy {
   const s = spec ?? {};
   const hasParams = isRec(s.paramKind);
@@ -89,7 +97,7 @@ export function compilePolicy(spec: Rec | undefined): CompiledPolicy {
     const expression = str(v, 'expression');
     const c: CompiledVariable = { name, expression };
     if (expression.trim() !== '') Object.assign(c, compile(`spec.variables[${i}].expression`, expression, declare(hasParams, true, true), undefined, new Map(types)));
-    if (name) types.set(name, c.program?.outputType ?? { name: 'dyn' });
+    if (name) types.set(name, declType(c.program?.outputType));
     return c;
   });
 
