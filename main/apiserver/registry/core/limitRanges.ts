@@ -26,11 +26,14 @@ export function defaultLimitRange(obj: KObject): void {
   const spec = isRec(obj.spec) ? (obj.spec as Rec) : undefined;
   for (const item of arr(spec, 'limits')) {
     if (item.type !== 'Container') continue;
-    const def = isRec(item.default) ? (item.default as Rec) : (item.default = {});
-    const defReq = isRec(item.defaultRequest) ? (item.defaultRequest as Rec) : (item.defaultRequest = {});
+    const def: Rec = { ...(recOpt(item, 'default') ?? {}) };
+    const defReq: Rec = { ...(recOpt(item, 'defaultRequest') ?? {}) };
     for (const [k, v] of Object.entries(recOpt(item, 'max') ?? {})) if (!(k in def)) def[k] = v;
     for (const [k, v] of Object.entries(def)) if (!(k in defReq)) defReq[k] = v;
     for (const [k, v] of Object.entries(recOpt(item, 'min') ?? {})) if (!(k in defReq)) defReq[k] = v;
+    // kube makes the maps even when they stay empty; encoding/json drops empty maps (omitempty), so only filled ones are kept.
+    if (Object.keys(def).length) item.default = def;
+    if (Object.keys(defReq).length) item.defaultRequest = defReq;
   }
 }
 

@@ -32,11 +32,8 @@ export function defaultBinding(obj: KObject): void {
   if (!isRec(o.roleRef)) o.roleRef = {};
   const ref = o.roleRef as Rec;
   if (!ref.apiGroup) ref.apiGroup = RBAC_GROUP;
-  for (const s of arr(o, 'subjects')) {
-    if (s.apiGroup) continue;
-    if (s.kind === 'User' || s.kind === 'Group') s.apiGroup = RBAC_GROUP;
-    else if (s.kind === 'ServiceAccount') s.apiGroup = '';
-  }
+  // ServiceAccount subjects default to "", the zero value: nothing to write.
+  for (const s of arr(o, 'subjects')) if (!s.apiGroup && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = RBAC_GROUP;
 }
 
 /** ValidatePolicyRule. */

@@ -42,6 +42,9 @@ describe('LimitRange', () => {
     expect(c.default).toEqual({ cpu: '2', memory: '512Mi' });
     expect(c.defaultRequest).toEqual({ cpu: '2', memory: '512Mi', 'ephemeral-storage': '1Gi' });
     expect(p.default).toBeUndefined();
+    const bare = lr({ type: 'Container', maxLimitRequestRatio: { cpu: '2' } });
+    limitranges.strategy.defaults(bare);
+    expect((bare.spec as { limits: unknown[] }).limits).toEqual([{ type: 'Container', maxLimitRequestRatio: { cpu: '2' } }]);
   });
 
   const L = 'LimitRange "l" is invalid: ';

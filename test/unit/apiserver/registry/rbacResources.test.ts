@@ -74,7 +74,7 @@ describe('validation messages', () => {
     const b = rb({ kind: 'ClusterRole', name: 'view' }, [{ kind: 'User', name: 'u' }, { kind: 'Group', name: 'g' }, { kind: 'ServiceAccount', name: 'sa', namespace: 'x' }]) as KObject;
     rolebindings.strategy.defaults(b);
     expect(b.roleRef).toEqual({ apiGroup: G, kind: 'ClusterRole', name: 'view' });
-    expect((b.subjects as { apiGroup: string }[]).map((s) => s.apiGroup)).toEqual([G, G, '']);
+    expect((b.subjects as { apiGroup: string }[]).map((s) => s.apiGroup)).toEqual([G, G, undefined]);
   });
 });
 
