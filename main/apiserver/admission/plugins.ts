@@ -23,6 +23,7 @@ import { resourceQuotaPlugin } from './resourceQuota';
 import { serviceAccountPlugin } from './serviceAccount';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from './webhook/index';
 import { podSecurityPlugin } from './podsecurity/index';
+import { validatingAdmissionPolicyPlugin } from './policy/index';
 
 /** Every plugin name kube-apiserver 1.32 accepts, in execution order. */
 export const ADMISSION_PLUGIN_ORDER = [
@@ -120,6 +121,7 @@ export const ADMISSION_PLUGIN_FACTORIES: Partial<Record<AdmissionPluginName, Adm
   ResourceQuota: resourceQuotaPlugin,
   MutatingAdmissionWebhook: mutatingWebhookPlugin,
   ValidatingAdmissionWebhook: validatingWebhookPlugin,
+  ValidatingAdmissionPolicy: validatingAdmissionPolicyPlugin,
   AlwaysDeny: () => ({
     name: 'AlwaysDeny',
     admit(a) {
