@@ -209,11 +209,11 @@ export const goShapes: Record<string, GoShape> = {
   RoleRef: { req: 'apiGroup kind name' },
   Subject: { req: 'kind name' },
 
-  // authentication/v1 (spec without omitempty; TokenRequestSpec.boundObjectRef is a pointer without omitempty)
+  // authentication/v1 (spec without omitempty)
   SelfSubjectReview: { value: 'metadata status' },
   SelfSubjectReviewStatus: { value: 'userInfo' },
   TokenRequest: { value: 'metadata spec status', req: 'spec' },
-  TokenRequestSpec: { req: 'audiences boundObjectRef', ptr: 'expirationSeconds' },
+  TokenRequestSpec: { req: 'audiences', ptr: 'expirationSeconds' },
   TokenRequestStatus: { req: 'token expirationTimestamp', value: 'expirationTimestamp' },
   TokenReview: { value: 'metadata spec status', req: 'spec' },
   TokenReviewStatus: { value: 'user' },
