@@ -204,7 +204,7 @@ rules:
 });
 
 describe('ResourceQuota and LimitRange with kubectl', () => {
-  it('create quota; status only through /status; get shows REQUEST LIMIT AGE', async () => {
+  it('create quota; status only through /status; get shows AGE REQUEST LIMIT', async () => {
     expect(await ok(['create', 'quota', 'compute', '--hard=pods=4,requests.cpu=2,limits.memory=4Gi'])).toBe('resourcequota/compute created\n');
     expect(await keys('/registry/resourcequotas/default/')).toEqual(['/registry/resourcequotas/default/compute']);
     const stored = JSON.parse(await ok(['get', 'quota', 'compute', '-o', 'json'])) as { spec: unknown; status?: unknown; metadata: { resourceVersion: string } };
@@ -224,8 +224,8 @@ describe('ResourceQuota and LimitRange with kubectl', () => {
     expect(status.json().spec).toEqual({ hard: { 'limits.memory': '4Gi', pods: '4', 'requests.cpu': '2' } });
 
     const table = rows(await ok(['get', 'quota']));
-    expect(table[0]).toEqual(['NAME', 'REQUEST', 'LIMIT', 'AGE']);
-    expect(table[1].slice(0, 3)).toEqual(['compute', 'pods: 1/4, requests.cpu: 500m/2', 'limits.memory: 0/4Gi']);
+    expect(table[0]).toEqual(['NAME', 'AGE', 'REQUEST', 'LIMIT']);
+    expect([table[1][0], table[1][2], table[1][3]]).toEqual(['compute', 'pods: 1/4, requests.cpu: 500m/2', 'limits.memory: 0/4Gi']);
     const described = await ok(['describe', 'quota', 'compute']);
     expect(described).toMatch(/requests\.cpu\s+500m\s+2/);
     expect(described).toMatch(/pods\s+1\s+4/);

@@ -113,12 +113,12 @@ describe('ResourceQuota', () => {
     expect(s.validateUpdate(upd, old, ctx)).toEqual([]);
   });
 
-  it('prints used/hard per resource, limits.* in LIMIT, AGE last', () => {
-    expect(resourcequotas.table.columns.map((c) => c.name)).toEqual(['Name', 'Request', 'Limit', 'Age']);
+  it('prints used/hard per resource, limits.* in LIMIT (1.32 column order)', () => {
+    expect(resourcequotas.table.columns.map((c) => c.name)).toEqual(['Name', 'Age', 'Request', 'Limit']);
     const created = new Date(NOW.getTime() - 90_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const obj = rq({}, { hard: { pods: '10', 'requests.cpu': '1', 'limits.memory': '2Gi', 'limits.cpu': '2' }, used: { pods: '3', 'limits.cpu': '500m' } });
     obj.metadata.creationTimestamp = created;
-    expect(resourcequotas.table.cells(obj, NOW)).toEqual(['q', 'pods: 3/10, requests.cpu: 0/1', 'limits.cpu: 500m/2, limits.memory: 0/2Gi', '90s']);
+    expect(resourcequotas.table.cells(obj, NOW)).toEqual(['q', '90s', 'pods: 3/10, requests.cpu: 0/1', 'limits.cpu: 500m/2, limits.memory: 0/2Gi']);
   });
 
   it('limitranges use the default NAME / CREATED AT table', () => {
