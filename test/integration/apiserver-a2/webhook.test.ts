@@ -1,0 +1,236 @@
+// Admission webhooks end to end: `pilothouse apiserver` with the webhook
+// plugins, `pilothouse example-webhook` as a separate process serving HTTPS
+// with a certificate from a test CA (the caBundle), and kubectl 1.32 as the
+// client. Ports 30500–30599: the control plane on 30500..30506, the example
+// webhook on 30510, nothing listens on 30511.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { issueCa, issueLeaf } from '../../../main/common/pki/certificates';
+import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/common/cli/apiserverLayout';
+import { MemberProcess } from '../../../main/console/memberProcess';
+import { apiServerTestProgram, KUBECTL, reapApiServers, run } from '../harness/apiserver';
+import type { CtlResult } from '../harness/etcdctl';
+import { CLI_JS, startTestCluster } from '../harness/cluster';
+
+const PORT_BASE = 30500;
+const HOOK_PORT = 30510;
+const DEAD_PORT = 30511;
+const HOOK = `https://127.0.0.1:${HOOK_PORT}`;
+
+interface Api {
+  layout: ApiServerLayout;
+  kubectl(args: string[], opts?: { stdin?: string }): Promise<CtlResult>;
+  logTail(lines?: number): string;
+}
+
+let api: Api;
+let apiProc: MemberProcess | undefined;
+
+/**
+ * startTestApiServer's control plane (3 TLS members + `pilothouse apiserver`)
+ * with patient readiness waits: this box is shared by several test suites at
+ * once, and the harness's 30 s for the members is sometimes not enough.
+ */
+async function startApiServer(portBase: number, flags: string[], timeoutMs: number): Promise<Api> {
+  const tc = await startTestCluster('pilothouse', portBase, timeoutMs, { tls: true });
+  const layout = apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
+  apiProc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout, flags), layout.logFile);
+  const logTail = (lines = 40): string => (existsSync(layout.logFile) ? readFileSync(layout.logFile, 'utf8').split('\n').slice(-lines).join('\n') : '(no log)');
+  apiProc.start();
+  const proc = apiProc;
+  const ready = await waitApiServerReady(layout, timeoutMs, () => proc.running);
+  if (!ready.ok) throw new Error(`API server on ${layout.port} not ready: ${ready.why}\n${logTail()}`);
+  writeKubeconfig(layout);
+  const home = join(tc.dir, 'home');
+  mkdirSync(home, { recursive: true });
+  return { layout, logTail, kubectl: (args, opts = {}) => run(KUBECTL, args, { KUBECONFIG: layout.kubeconfig, HOME: home }, opts) };
+}
+let dir: string;
+let caBundle: string;
+let webhook: ChildProcess | undefined;
+
+/** Starts the example webhook and resolves once it printed its ready line. */
+function startExampleWebhook(cert: string, key: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [CLI_JS, 'example-webhook', '--tls-cert-file', cert, '--tls-private-key-file', key, '--port', String(HOOK_PORT), '--bind-address', '127.0.0.1', '--label', 'team=backend'], {
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`example-webhook not ready: ${out}`)), 15_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('example-webhook: serving on')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`example-webhook exited ${code}: ${out}`));
+    });
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'webhook-it-'));
+  const ca = issueCa('example-webhook-ca');
+  const leaf = issueLeaf(ca, { profile: 'server', commonName: 'example-webhook', hosts: ['127.0.0.1'] });
+  writeFileSync(join(dir, 'tls.crt'), leaf.cert);
+  writeFileSync(join(dir, 'tls.key'), leaf.key);
+  caBundle = Buffer.from(ca.cert).toString('base64');
+  webhook = await startExampleWebhook(join(dir, 'tls.crt'), join(dir, 'tls.key'));
+  // Only the plugins under test beside NamespaceLifecycle: no service-account controller runs here.
+  const flags = ['--disable-admission-plugins=ServiceAccount,LimitRanger,PodSecurity,ResourceQuota,ValidatingAdmissionPolicy'];
+  api = await startApiServer(PORT_BASE, flags, 120_000);
+}, 300_000);
+
+afterAll(async () => {
+  if (webhook && webhook.exitCode === null) {
+    const exited = new Promise((r) => webhook!.once('exit', r));
+    webhook.kill('SIGKILL');
+    await exited;
+  }
+  if (apiProc) {
+    apiProc.kill('SIGKILL');
+    await apiProc.waitExit();
+  }
+  // Also stops and removes the etcd members startTestCluster started.
+  await reapApiServers();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function ok(args: string[], stdin?: string): Promise<string> {
+  const r = await api.kubectl(args, { stdin });
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}\n${api.logTail(20)}`);
+  return r.stdout;
+}
+
+/** Runs body with a webhook configuration in place and removes it afterwards, whatever happened. */
+async function withConfig(kind: 'mutating' | 'validating', name: string, yaml: string, body: () => Promise<void>): Promise<void> {
+  await ok(['apply', '-f', '-'], yaml);
+  try {
+    await body();
+  } finally {
+    await api.kubectl(['delete', `${kind}webhookconfiguration`, name, '--ignore-not-found']);
+  }
+}
+
+async function fails(args: string[], stdin?: string): Promise<string> {
+  const r = await api.kubectl(args, { stdin });
+  if (r.code === 0) throw new Error(`kubectl ${args.join(' ')} succeeded: ${r.stdout}`);
+  return r.stderr;
+}
+
+function webhookConfig(kind: 'Mutating' | 'Validating', name: string, hook: Record<string, string>): string {
+  return `apiVersion: admissionregistration.k8s.io/v1
+kind: ${kind}WebhookConfiguration
+metadata:
+  name: ${name}
+webhooks:
+- name: ${hook.name}
+  clientConfig:
+    url: ${hook.url}
+    caBundle: ${caBundle}
+  rules:
+  - operations: ["CREATE"]
+    apiGroups: [""]
+    apiVersions: ["v1"]
+    resources: ["${hook.resource ?? 'pods'}"]
+  failurePolicy: ${hook.failurePolicy ?? 'Fail'}
+  timeoutSeconds: ${hook.timeoutSeconds ?? '10'}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+${hook.extra ?? ''}`;
+}
+
+describe('mutating webhook (the seed example: every Pod carries team=backend)', () => {
+  it('adds team=backend to a Pod created without it; selectors skip as configured', async () => {
+    const yaml = webhookConfig('Mutating', 'team-label', {
+      name: 'team.example.com',
+      url: `${HOOK}/mutate`,
+      extra: `  namespaceSelector:
+    matchExpressions:
+    - {key: webhooks, operator: NotIn, values: ["off"]}
+  objectSelector:
+    matchExpressions:
+    - {key: skip-webhook, operator: DoesNotExist}
+`,
+    });
+    await withConfig('mutating', 'team-label', yaml, async () => {
+      expect(await ok(['get', 'mutatingwebhookconfigurations'])).toMatch(/^NAME\s+WEBHOOKS\s+AGE\nteam-label\s+1\s+\S+\n$/);
+      expect(await ok(['get', 'mutatingwebhookconfiguration', 'team-label', '-o', 'jsonpath={.webhooks[0].reinvocationPolicy} {.webhooks[0].matchPolicy} {.webhooks[0].rules[0].scope}'])).toBe('Never Equivalent *');
+
+      await ok(['run', 'p1', '--image=nginx']);
+      expect(await ok(['get', 'pod', 'p1', '-o', 'jsonpath={.metadata.labels.team}'])).toBe('backend');
+      expect(await ok(['get', 'pod', 'p1', '-o', 'jsonpath={.metadata.labels.run}'])).toBe('p1');
+
+      // objectSelector: a pod labelled skip-webhook is not sent to the webhook.
+      await ok(['run', 'p2', '--image=nginx', '--labels=skip-webhook=yes']);
+      expect(await ok(['get', 'pod', 'p2', '-o', 'jsonpath={.metadata.labels}'])).toBe('{"skip-webhook":"yes"}');
+
+      // namespaceSelector: pods in a namespace labelled webhooks=off are not either.
+      await ok(['create', 'namespace', 'quiet']);
+      await ok(['label', 'namespace', 'quiet', 'webhooks=off']);
+      await ok(['run', 'p3', '-n', 'quiet', '--image=nginx']);
+      expect(await ok(['get', 'pod', 'p3', '-n', 'quiet', '-o', 'jsonpath={.metadata.labels}'])).toBe('{"run":"p3"}');
+
+      // A pod that has the label keeps its value.
+      await ok(['run', 'p4', '--image=nginx', '--labels=team=frontend']);
+      expect(await ok(['get', 'pod', 'p4', '-o', 'jsonpath={.metadata.labels.team}'])).toBe('frontend');
+    });
+  }, 60_000);
+});
+
+describe('validating webhooks and failure policies', () => {
+  it("a validating webhook denies with kube's message", async () => {
+    await withConfig('validating', 'require-team', webhookConfig('Validating', 'require-team', { name: 'require-team.example.com', url: `${HOOK}/validate`, resource: 'configmaps' }), async () => {
+      const err = await fails(['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c1\n');
+      expect(err).toContain('Error from server: error when creating "STDIN": admission webhook "require-team.example.com" denied the request: configmap "c1" in namespace "default" lacks the required label "team"');
+      // The same object with the label goes through.
+      await ok(['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c1\n  labels: {team: backend}\n');
+      expect(await ok(['get', 'configmap', 'c1', '-o', 'jsonpath={.metadata.name}'])).toBe('c1');
+    });
+  }, 60_000);
+
+  it('an unreachable webhook refuses the request with failurePolicy Fail and lets it through with Ignore', async () => {
+    await withConfig('validating', 'down', webhookConfig('Validating', 'down', { name: 'down.example.com', url: `https://127.0.0.1:${DEAD_PORT}/validate`, resource: 'configmaps' }), async () => {
+      const err = await fails(['create', 'configmap', 'c2']);
+      expect(err).toBe(
+        `error: failed to create configmap: Internal error occurred: failed calling webhook "down.example.com": failed to call webhook: Post "https://127.0.0.1:${DEAD_PORT}/validate?timeout=10s": dial tcp 127.0.0.1:${DEAD_PORT}: connect: connection refused\n`,
+      );
+      await ok(['patch', 'validatingwebhookconfiguration', 'down', '--type=json', '-p', '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Ignore"}]']);
+      expect(await ok(['create', 'configmap', 'c2'])).toBe('configmap/c2 created\n');
+    });
+  }, 60_000);
+
+  it("a slow webhook times out after timeoutSeconds with kube's message", async () => {
+    await withConfig('validating', 'slow', webhookConfig('Validating', 'slow', { name: 'slow.example.com', url: `${HOOK}/slow/20000`, resource: 'configmaps', timeoutSeconds: '1' }), async () => {
+      const t0 = Date.now();
+      const err = await fails(['create', 'configmap', 'c3']);
+      expect(err).toContain(`Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "${HOOK}/slow/20000?timeout=1s": context deadline exceeded`);
+      // One second for the webhook plus kubectl's own start on a busy box; far before the webhook's 20 s.
+      expect(Date.now() - t0).toBeLessThan(12_000);
+    });
+  }, 60_000);
+
+  it('configurations are validated as kube validates them', async () => {
+    const bad = webhookConfig('Validating', 'bad', { name: 'bad', url: 'http://127.0.0.1/validate' }).replace('  sideEffects: None\n', '');
+    const err = await fails(['apply', '-f', '-'], bad);
+    expect(err).toContain(
+      [
+        'The ValidatingWebhookConfiguration "bad" is invalid: ',
+        '* webhooks[0].name: Invalid value: "bad": should be a domain with at least three segments separated by dots',
+        '* webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun',
+        `* webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+      ].join('\n'),
+    );
+  }, 30_000);
+});
