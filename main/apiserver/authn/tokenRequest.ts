@@ -14,7 +14,7 @@ import type { KObject } from '../api/object';
 import { badRequest, conflict, invalid, type FieldError } from '../api/status';
 import { invalid as invalidField } from '../api/validation/field';
 import type { ComputedRequest, ResourceDef } from '../registry/resourceDef';
-import { makeClaims, type ObjectRef } from './serviceAccountClaims';
+import { credentialIdForJti, makeClaims, type ObjectRef } from './serviceAccountClaims';
 import type { ObjectGetter } from './serviceAccountAuthenticator';
 import type { TokenGenerator } from './tokenGenerator';
 
@@ -25,6 +25,9 @@ export const DEFAULT_TOKEN_SECONDS = 60 * 60;
 export const WARN_ONLY_BOUND_TOKEN_SECONDS = 60 * 60 + 7;
 /** serviceaccount.ExpirationExtensionSeconds: one year. */
 export const EXTENDED_TOKEN_SECONDS = 24 * 365 * 60 * 60;
+
+/** The audit annotation naming the credential a TokenRequest issued (JTI=<jti>). */
+export const ISSUED_CREDENTIAL_ID_ANNOTATION = 'authentication.kubernetes.io/issued-credential-id';
 
 const TOKEN_REQUEST_GK = { group: 'authentication.k8s.io', kind: 'TokenRequest' };
 
@@ -148,6 +151,7 @@ export function createTokenRequest(o: TokenRequestOptions) {
       jti: randomUUID(),
     });
     const token = await o.generator.generate(claims);
+    if (req.auditAnnotations) req.auditAnnotations[ISSUED_CREDENTIAL_ID_ANNOTATION] = credentialIdForJti(claims.jti)!;
     const outSpec: Record<string, unknown> = { audiences: spec.audiences, expirationSeconds: spec.expirationSeconds };
     if (ref) outSpec.boundObjectRef = ref;
     return {

@@ -16,7 +16,7 @@ import { storageCall } from './storageErrors';
 import { parseWriteOptions } from './writeOptions';
 
 function computedRequest(ctx: RequestContext, dryRun: boolean): ComputedRequest {
-  return { user: ctx.user!, namespace: ctx.info.namespace, name: ctx.info.name, dryRun, warnings: ctx.warnings };
+  return { user: ctx.user!, namespace: ctx.info.namespace, name: ctx.info.name, dryRun, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations };
 }
 
 /** POST <collection> of a virtual resource. */

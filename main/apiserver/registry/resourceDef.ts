@@ -139,6 +139,8 @@ export interface ComputedRequest {
   dryRun: boolean;
   /** Texts for `Warning: 299` headers. */
   warnings: string[];
+  /** The request's audit annotations (TokenRequest records the issued credential id). */
+  auditAnnotations?: Record<string, string>;
 }
 
 export interface ResourceDef {

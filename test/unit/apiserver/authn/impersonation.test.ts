@@ -114,7 +114,7 @@ describe('withImpersonation', () => {
     expect(ctx.trace.trace.stages[0]!.reason).toContain('admin (groups ["system:authenticated"]) is impersonating jane');
   });
 
-  const denials = [
+  const denials: { name: string; headers: Headers; allow?: string; want: string }[] = [
     { name: 'user', headers: { 'impersonate-user': ['jane'] }, want: 'users "jane" is forbidden: User "admin" cannot impersonate resource "users" in API group "" at the cluster scope' },
     {
       name: 'service account',

@@ -58,6 +58,12 @@ describe('TokenRequest', () => {
     expect(c.exp - c.iat).toBe(3600);
   });
 
+  it('records the issued credential id as an audit annotation', async () => {
+    const r = { ...req(), auditAnnotations: {} as Record<string, string> };
+    const out = await createTokenRequest(opts())(sa, { metadata: {} }, r);
+    expect(r.auditAnnotations).toEqual({ 'authentication.kubernetes.io/issued-credential-id': `JTI=${claims(out).jti}` });
+  });
+
   const errors: { name: string; body: KObject; o?: Partial<TokenRequestOptions>; code: number; message: string }[] = [
     { name: 'too short', body: { metadata: {}, spec: { expirationSeconds: 599 } }, code: 422, message: 'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes' },
     { name: 'too long', body: { metadata: {}, spec: { expirationSeconds: 2 ** 32 + 1 } }, code: 422, message: 'may not specify a duration larger than 2^32 seconds' },
