@@ -97,8 +97,9 @@ export function auditLogSink(opts: AuditLogSinkOptions): AuditSink {
           emit(ctx, ev, cfg, 'Panic');
         },
         complete(requestBody, response) {
-          // The impersonation filter runs after this one and swaps ctx.user: kube logs the original as user.
-          if (ctx.user && ctx.user !== user) ev.impersonatedUser = auditUser(ctx.user);
+          // The impersonation filter runs after this one and swaps ctx.user (keeping the requestor in
+          // impersonatedBy): kube logs the requestor as user and ctx.user as impersonatedUser.
+          if (ctx.user && (ctx.impersonatedBy !== undefined || ctx.user !== user)) ev.impersonatedUser = auditUser(ctx.user);
           if (requestBody) logRequestObject(ev, cfg, ctx, requestBody, opts.resources);
           const closedEarly = response.code === undefined;
           if (closedEarly) {
