@@ -64,6 +64,7 @@ export function mutatingWebhookPlugin(env: ServerEnv): AdmissionPlugin {
   const deps = dispatchDeps(env);
   return {
     name: 'MutatingAdmissionWebhook',
+    handles: (attrs) => !isExemptResource(attrs),
     async admit(attrs) {
       if (isExemptResource(attrs)) return;
       const hooks = await source.webhooks();
@@ -77,6 +78,7 @@ export function validatingWebhookPlugin(env: ServerEnv): AdmissionPlugin {
   const deps = dispatchDeps(env);
   return {
     name: 'ValidatingAdmissionWebhook',
+    handles: (attrs) => !isExemptResource(attrs),
     async validate(attrs) {
       if (isExemptResource(attrs)) return;
       const hooks = await source.webhooks();

@@ -99,7 +99,7 @@ describe('configurations', () => {
 });
 
 describe('the example webhook patch', () => {
-  it.each([
+  it.each<{ labels: Record<string, string> | undefined; want: object[] | undefined }>([
     { labels: undefined, want: [{ op: 'add', path: '/metadata/labels', value: { team: 'backend' } }] },
     { labels: { a: 'b' }, want: [{ op: 'add', path: '/metadata/labels/team', value: 'backend' }] },
     { labels: { team: 'x' }, want: undefined },
