@@ -171,6 +171,10 @@ describe('mutating webhook (the seed example: every Pod carries team=backend)', 
       await ok(['run', 'p1', '--image=nginx']);
       expect(await ok(['get', 'pod', 'p1', '-o', 'jsonpath={.metadata.labels.team}'])).toBe('backend');
       expect(await ok(['get', 'pod', 'p1', '-o', 'jsonpath={.metadata.labels.run}'])).toBe('p1');
+      // The request's trace shows the webhook plugin's stage with the patch it applied.
+      const traces = JSON.parse(await ok(['get', '--raw', '/debug/pilothouse/traces'])) as { items: { method: string; resource?: string; name?: string; stages: { stage: string; verdict: string; patch?: unknown[] }[] }[] };
+      const create = traces.items.find((t) => t.method === 'POST' && t.resource === 'pods' && t.stages.some((s) => s.stage === 'admission:mutating:MutatingAdmissionWebhook' && s.verdict === 'mutate'));
+      expect(create?.stages.find((s) => s.stage === 'admission:mutating:MutatingAdmissionWebhook')?.patch).toEqual([{ op: 'add', path: '/metadata/labels/team', value: 'backend' }]);
 
       // objectSelector: a pod labelled skip-webhook is not sent to the webhook.
       await ok(['run', 'p2', '--image=nginx', '--labels=skip-webhook=yes']);
