@@ -249,6 +249,27 @@ describe('namespaces', () => {
     ]);
   });
 
+  it('checks at most 3000 pods, and stops at the 1 s budget (one pod per controller first)', async () => {
+    const owned = (name: string, uid: string) => privilegedPod(name, { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid, controller: true }] });
+    const many = Array.from({ length: 3002 }, (_, i) => plainPod(`p${String(i).padStart(4, '0')}`));
+    const capped = await admission([], many).evaluatePodsInNamespace('x', { level: 'baseline', version: { latest: true } });
+    expect(capped).toEqual(['new PodSecurity enforce level only checked against the first 3000 of 3002 existing pods']);
+
+    // A clock that jumps 600 ms per reading: the budget runs out after the second pod. The
+    // replicas of rs-1 go last, so the lone pod of rs-2 is among those checked.
+    let t = 0;
+    const hostNet = { ...owned('b1', 'rs-2'), spec: { hostNetwork: true, containers: [{ name: 'c' }] } } as KObject;
+    const pods = [owned('a1', 'rs-1'), owned('a2', 'rs-1'), owned('a3', 'rs-1'), hostNet];
+    const loaded = loadConfig(undefined);
+    const psa = new PodSecurityAdmission({ ...loaded, evaluator: newEvaluator(), getNamespace: async () => undefined, listPods: async () => pods, nowMs: () => (t += 600) });
+    expect(await psa.evaluatePodsInNamespace('x', { level: 'baseline', version: { latest: true } })).toEqual([
+      'new PodSecurity enforce level only checked against the first 2 of 4 existing pods',
+      'existing pods in namespace "x" violate the new PodSecurity enforce level "baseline:latest"',
+      'a1: privileged',
+      'b1: host namespaces',
+    ]);
+  });
+
   it.each<{ name: string; old: Record<string, string>; now: Record<string, string> }>([
     { name: 'unchanged enforce', old: { 'pod-security.kubernetes.io/enforce': 'baseline' }, now: { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/warn': 'restricted' } },
     { name: 'relaxed enforce', old: { 'pod-security.kubernetes.io/enforce': 'restricted' }, now: { 'pod-security.kubernetes.io/enforce': 'baseline' } },
