@@ -7,7 +7,7 @@
 // gives the bootstrap admin/edit/view roles their rules, and lets a role
 // labelled rbac.authorization.k8s.io/aggregate-to-edit=true extend `edit`.
 
-import { isConflict, isNotFound, type ControllerContext, type ResourceRef } from '../client';
+import { isNotFound, type ControllerContext, type ResourceRef } from '../client';
 import { objectPath } from '../client';
 import { runQueue, selectorMatches } from './common';
 import type { KObject, LabelSelector } from './types';
@@ -55,14 +55,13 @@ export function startClusterRoleAggregationController(ctx: ControllerContext): v
     if (!role?.aggregationRule) return;
     const rules = aggregatedRules(role, inf.list());
     if (sameJson(rules, role.rules ?? [])) return;
+    // A merge patch of rules alone, like kube's server-side apply of them: no
+    // resourceVersion, so concurrent aggregate updates (edit, view and admin
+    // feed each other) never conflict and back off.
     try {
-      await rest.replace(objectPath(CLUSTERROLES, undefined, name), { ...role, rules });
+      await rest.patch(objectPath(CLUSTERROLES, undefined, name), 'merge', { rules });
     } catch (e) {
       if (isNotFound(e)) return;
-      if (isConflict(e)) {
-        queue.addRateLimited(name);
-        return;
-      }
       throw e;
     }
   }
