@@ -12,7 +12,7 @@
 // It prints one line when it serves: `example-webhook: serving on https://...`.
 //
 //   pilothouse example-webhook --tls-cert-file tls.crt --tls-private-key-file tls.key \
-//     [--port 8443] [--bind-address 127.0.0.1] [--label team=backend] [--deny-label team]
+//     [--port 8443] [--bind-address 127.0.0.1] [--label team=backend] [--deny-label team] [--warning TEXT] [--audit-annotation K=V]
 
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -29,6 +29,10 @@ export interface ExampleWebhookOptions {
   label: [string, string];
   /** The label key /validate requires (default: label[0]). */
   denyLabel?: string;
+  /** A warning every /mutate and /validate answer carries (kubectl prints it as `Warning: ...`). */
+  warning?: string;
+  /** An audit annotation every answer carries (kube stores it as `<webhook name>/<key>`). */
+  auditAnnotation?: [string, string];
 }
 
 export interface RunningExampleWebhook {
@@ -51,8 +55,16 @@ export function labelPatch(labels: Record<string, string> | undefined, key: stri
   return [{ op: 'add', path: `/metadata/labels/${escapePointerToken(key)}`, value }];
 }
 
-function answer(res: ServerResponse, review: Review, response: Record<string, unknown>): void {
-  const body = JSON.stringify({ apiVersion: review.apiVersion ?? 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request?.uid ?? '', ...response } });
+interface Extras {
+  warning?: string;
+  auditAnnotation?: [string, string];
+}
+
+function answer(res: ServerResponse, review: Review, response: Record<string, unknown>, extras: Extras = {}): void {
+  const r: Record<string, unknown> = { uid: review.request?.uid ?? '', ...response };
+  if (extras.warning) r.warnings = [extras.warning];
+  if (extras.auditAnnotation) r.auditAnnotations = { [extras.auditAnnotation[0]]: extras.auditAnnotation[1] };
+  const body = JSON.stringify({ apiVersion: review.apiVersion ?? 'admission.k8s.io/v1', kind: 'AdmissionReview', response: r });
   res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -129,16 +141,16 @@ export async function startExampleWebhook(o: ExampleWebhookOptions): Promise<Run
     }
     if (url.pathname === '/mutate') {
       const patch = obj ? labelPatch(obj.metadata?.labels, labelKey, labelValue) : undefined;
-      if (!patch) answer(res, review, { allowed: true });
-      else answer(res, review, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
+      if (!patch) answer(res, review, { allowed: true }, o);
+      else answer(res, review, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') }, o);
       return;
     }
     // /validate: objects being written must carry the label (deletes have no object and pass).
     if (obj && !Object.prototype.hasOwnProperty.call(obj.metadata?.labels ?? {}, requiredKey)) {
-      answer(res, review, { allowed: false, status: { code: 403, message: `${describe(review)} lacks the required label "${requiredKey}"` } });
+      answer(res, review, { allowed: false, status: { code: 403, message: `${describe(review)} lacks the required label "${requiredKey}"` } }, o);
       return;
     }
-    answer(res, review, { allowed: true });
+    answer(res, review, { allowed: true }, o);
   };
 
   const server: Server = createServer({ cert: readFileSync(o.cert), key: readFileSync(o.key) }, (req, res) => {
@@ -191,8 +203,19 @@ export function registerExampleWebhookCommand(program: Command, setExitCode: (co
     .option('--bind-address <ip>', 'address to listen on', '127.0.0.1')
     .option('--label <key=value>', 'the label /mutate adds', parseLabel, ['team', 'backend'] as [string, string])
     .option('--deny-label <key>', 'the label key /validate requires (default: the --label key)')
-    .action(async (flags: { tlsCertFile: string; tlsPrivateKeyFile: string; port: number; bindAddress: string; label: [string, string]; denyLabel?: string }) => {
-      const hook = await startExampleWebhook({ cert: flags.tlsCertFile, key: flags.tlsPrivateKeyFile, port: flags.port, bindAddress: flags.bindAddress, label: flags.label, denyLabel: flags.denyLabel });
+    .option('--warning <text>', 'a warning every /mutate and /validate answer carries')
+    .option('--audit-annotation <key=value>', 'an audit annotation every /mutate and /validate answer carries', parseLabel)
+    .action(async (flags: { tlsCertFile: string; tlsPrivateKeyFile: string; port: number; bindAddress: string; label: [string, string]; denyLabel?: string; warning?: string; auditAnnotation?: [string, string] }) => {
+      const hook = await startExampleWebhook({
+        cert: flags.tlsCertFile,
+        key: flags.tlsPrivateKeyFile,
+        port: flags.port,
+        bindAddress: flags.bindAddress,
+        label: flags.label,
+        denyLabel: flags.denyLabel,
+        warning: flags.warning,
+        auditAnnotation: flags.auditAnnotation,
+      });
       process.stdout.write(`example-webhook: serving on ${hook.url} (/mutate adds ${flags.label[0]}=${flags.label[1]}, /validate requires ${flags.denyLabel ?? flags.label[0]}, /slow/N waits N ms)\n`);
       await new Promise<void>((resolve) => {
         const stop = () => void hook.close().then(resolve);

@@ -151,6 +151,30 @@ describe('mutating webhooks', () => {
   });
 });
 
+describe('warnings and audit annotations', () => {
+  it('reach the request: warnings as given, annotations under <webhook name>/<key>', async () => {
+    const other = await startExampleWebhook({
+      cert: join(dir, 'tls.crt'),
+      key: join(dir, 'tls.key'),
+      port: 0,
+      bindAddress: '127.0.0.1',
+      label: ['team', 'backend'],
+      warning: 'team label is deprecated',
+      auditAnnotation: ['decision', 'checked'],
+    });
+    try {
+      const attrs = podAttrs({ team: 'x' });
+      await dispatchValidating(hooks('validating', [{ name: 'warn.example.com', clientConfig: { url: `${other.url}/validate`, caBundle } }]), attrs, deps);
+      await dispatchMutating(hooks('mutating', [{ name: 'mut.example.com', clientConfig: { url: `${other.url}/mutate`, caBundle } }]), attrs, deps);
+      expect(attrs.warnings).toEqual(['team label is deprecated', 'team label is deprecated']);
+      expect(attrs.auditAnnotations['warn.example.com/decision']).toBe('checked');
+      expect(attrs.auditAnnotations['mut.example.com/decision']).toBe('checked');
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('failures and denials', () => {
   const refused = (port: number, path: string, timeout = 10) => `failed to call webhook: Post "https://127.0.0.1:${port}${path}?timeout=${timeout}s": dial tcp 127.0.0.1:${port}: connect: connection refused`;
   const cases: { name: string; kind: 'mutating' | 'validating'; spec: HookSpec; attrs?: () => AdmissionAttributes; want?: { code: number; message: string; reason?: string }; annotation?: string }[] = [
