@@ -57,7 +57,7 @@ function list(v: unknown): string[] {
 function klogWarning(msg: string, now = new Date()): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   const stamp = `${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())} ${p(now.getUTCHours())}:${p(now.getUTCMinutes())}:${p(now.getUTCSeconds())}.${p(now.getUTCMilliseconds() * 1000, 6)}`;
-  return `W${stamp} ${String(process.pid).padStart(7)} authentication.go:620] ${msg}`;
+  return `W${stamp} ${String(process.pid).padStart(7)} authentication.go:520] ${msg}`;
 }
 
 export const authenticationOptions: ApiServerOptionGroup = {
