@@ -52,7 +52,7 @@ export function apiServerTestProgram(): Program {
 }
 
 export async function startTestApiServer(portBase: number, extraFlags: string[] = []): Promise<TestApiServer> {
-  const tc = await startTestCluster('pilothouse', portBase, 30_000, { tls: true });
+  const tc = await startTestCluster('pilothouse', portBase, 90_000, { tls: true });
   const layout = apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
   const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout, extraFlags), layout.logFile);
   live.push(proc);
@@ -61,7 +61,7 @@ export async function startTestApiServer(portBase: number, extraFlags: string[] 
   const logTail = (lines = 40): string => (existsSync(layout.logFile) ? readFileSync(layout.logFile, 'utf8').split('\n').slice(-lines).join('\n') : '(no log)');
   const startAndWait = async (): Promise<void> => {
     proc.start();
-    const ready = await waitApiServerReady(layout, 30_000, () => proc.running);
+    const ready = await waitApiServerReady(layout, 90_000, () => proc.running);
     if (!ready.ok) throw new Error(`API server on ${layout.port} not ready: ${ready.why}\n${logTail()}`);
   };
   await startAndWait();

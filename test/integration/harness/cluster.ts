@@ -4,7 +4,7 @@
 // base (see PORTS below), so files never collide; every process is tracked
 // and SIGKILLed by reapClusters() in afterAll, also when a test failed.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LocalCluster, type LocalClusterOptions } from '../../../main/console/localCluster';
@@ -14,7 +14,27 @@ import { endpointStatus, type EndpointStatus } from './etcdctl';
 export type Impl = 'etcd' | 'pilothouse';
 
 export const ETCD_BINARY = '/usr/bin/etcd';
-export const CLI_JS = resolve(import.meta.dirname, '../../../out/main/cli.js');
+const BUILT_OUT = resolve(import.meta.dirname, '../../../out');
+
+/**
+ * The built program the tests run: a private snapshot of out/ for this
+ * test file, so a rebuild of the shared out/ while tests run (electron-vite
+ * empties it first) cannot pull files from under running processes. It lives
+ * under test-results/ (inside the repo, so resources/ and node_modules are
+ * found as from out/) and is removed when the test process exits.
+ */
+function snapshotOut(): string {
+  const built = join(BUILT_OUT, 'main', 'cli.js');
+  if (!existsSync(built)) return built; // the callers say "run npm run build first"
+  const base = resolve(import.meta.dirname, '../../../test-results/out-snapshots');
+  mkdirSync(base, { recursive: true });
+  const dir = mkdtempSync(join(base, `${process.pid}-`));
+  cpSync(BUILT_OUT, join(dir, 'out'), { recursive: true });
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'out', 'main', 'cli.js');
+}
+
+export const CLI_JS = snapshotOut();
 
 /**
  * Which implementation the suite tests: PILOTHOUSE_TEST_IMPL=etcd runs every
