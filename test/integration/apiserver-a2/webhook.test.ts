@@ -56,7 +56,7 @@ let webhook: ChildProcess | undefined;
 
 /** Starts the example webhook and resolves once it printed its ready line. */
 function startExampleWebhook(cert: string, key: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [CLI_JS, 'example-webhook', '--tls-cert-file', cert, '--tls-private-key-file', key, '--port', String(HOOK_PORT), '--bind-address', '127.0.0.1', '--label', 'team=backend'], {
+  const child = spawn(process.execPath, [CLI_JS, 'example-webhook', '--tls-cert-file', cert, '--tls-private-key-file', key, '--port', String(HOOK_PORT), '--bind-address', '127.0.0.1', '--label', 'team=backend', '--warning', 'pods here get team=backend'], {
     env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -168,7 +168,10 @@ describe('mutating webhook (the seed example: every Pod carries team=backend)', 
       expect(await ok(['get', 'mutatingwebhookconfigurations'])).toMatch(/^NAME\s+WEBHOOKS\s+AGE\nteam-label\s+1\s+\S+\n$/);
       expect(await ok(['get', 'mutatingwebhookconfiguration', 'team-label', '-o', 'jsonpath={.webhooks[0].reinvocationPolicy} {.webhooks[0].matchPolicy} {.webhooks[0].rules[0].scope}'])).toBe('Never Equivalent *');
 
-      await ok(['run', 'p1', '--image=nginx']);
+      const run1 = await api.kubectl(['run', 'p1', '--image=nginx']);
+      expect(run1.code).toBe(0);
+      // The webhook's warning reaches kubectl as a Warning header.
+      expect(run1.stderr).toContain('Warning: pods here get team=backend');
       expect(await ok(['get', 'pod', 'p1', '-o', 'jsonpath={.metadata.labels.team}'])).toBe('backend');
       expect(await ok(['get', 'pod', 'p1', '-o', 'jsonpath={.metadata.labels.run}'])).toBe('p1');
       // The request's trace shows the webhook plugin's stage with the patch it applied.
