@@ -11,65 +11,18 @@
 //     watcher's ADDED line.
 // Writes bench/results/apiserver-<date>.{json,md}.
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
+import { kubeClient, startUp } from './kube.mjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
-import { parse } from 'yaml';
-import { CLI_JS, fmt, machine, percentile, writeResults } from '../etcd/common.mjs';
+import { fmt, machine, percentile, writeResults } from '../etcd/common.mjs';
 
 const PORT_BASE = 27600; // members 27600–27605, API server 27606
 const LIST_SIZE = 10_000;
 const WATCHERS = 100;
 const WATCH_EVENTS = 200;
-
-function startUp(dir) {
-  const child = spawn(process.execPath, [CLI_JS, 'up', '--data-dir', dir, '--port-base', String(PORT_BASE)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const ready = new Promise((resolve, reject) => {
-    const deadline = Date.now() + 60_000;
-    const timer = setInterval(() => {
-      if (/API server ready|apiserver ready/i.test(out) && existsSync(join(dir, 'kubeconfig'))) {
-        clearInterval(timer);
-        resolve();
-      } else if (child.exitCode !== null || Date.now() > deadline) {
-        clearInterval(timer);
-        reject(new Error(`pilothouse up did not become ready:\n${out}`));
-      }
-    }, 100);
-  });
-  return { child, ready, output: () => out };
-}
-
-function kubeClient(dir, maxSockets) {
-  const kc = parse(readFileSync(join(dir, 'kubeconfig'), 'utf8'));
-  const b = (s) => Buffer.from(s, 'base64');
-  const agent = new Agent({
-    keepAlive: true,
-    maxSockets,
-    ca: b(kc.clusters[0].cluster['certificate-authority-data']),
-    cert: b(kc.users[0].user['client-certificate-data']),
-    key: b(kc.users[0].user['client-key-data']),
-  });
-  const server = kc.clusters[0].cluster.server;
-  const call = (method, path, body) =>
-    new Promise((resolve, reject) => {
-      const data = body === undefined ? undefined : JSON.stringify(body);
-      const req = request(`${server}${path}`, { method, agent, headers: { accept: 'application/json', ...(data ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ code: res.statusCode, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(data);
-    });
-  return { call, agent, server };
-}
 
 const pod = (name) => ({
   apiVersion: 'v1',
@@ -102,6 +55,12 @@ async function closedLoop(concurrency, seconds, maxOps, op) {
   const elapsed = (performance.now() - started) / 1000;
   lat.sort((a, b) => a - b);
   return { ops: lat.length, errors, throughput: (lat.length - errors) / elapsed, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99) };
+}
+
+/** What the serviceaccount controller would do: the namespace's "default" ServiceAccount (201, or 409 when it is there). */
+async function defaultServiceAccount(kube, namespace) {
+  const res = await kube.call('POST', `/api/v1/namespaces/${namespace}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+  if (res.code !== 201 && res.code !== 409) throw new Error(`creating serviceaccount ${namespace}/default: ${res.code} ${res.body}`);
 }
 
 async function watchDelivery(kube, namespace) {
@@ -159,11 +118,12 @@ export async function run() {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const maxOps = Number(process.env.BENCH_MAX_OPS ?? 50_000);
   const dir = mkdtempSync(join(tmpdir(), 'pilothouse-bench-apiserver-'));
-  const up = startUp(dir);
+  const up = startUp(dir, PORT_BASE, ['--no-controllers']);
   const results = { puts: [], creates: [] };
   try {
     await up.ready;
     process.stdout.write('bench: pilothouse up ready (3 members + API server)\n');
+    if (process.env.BENCH_PROFILE) process.stdout.write(`bench: profiling into ${process.env.BENCH_PROFILE}; ${/apiserver pid \d+/.exec(up.output())?.[0]}\n`);
     const etcd = new Etcd3({
       hosts: [0, 1, 2].map((i) => `https://127.0.0.1:${PORT_BASE + 2 * i}`),
       credentials: {
@@ -179,6 +139,10 @@ export async function run() {
       results.puts.push({ concurrency: c, ...r });
     }
     etcd.close();
+
+    // Without controllers nobody creates the "default" ServiceAccount, and the
+    // ServiceAccount admission plugin refuses pods until it exists (as kube's does).
+    await defaultServiceAccount(kubeClient(dir, 1), 'default');
 
     let created = 0;
     for (const c of [16, 64]) {
@@ -209,6 +173,7 @@ export async function run() {
     process.stdout.write(`bench: list rv=0: p50 ${fmt(results.list0.p50Ms, 1)} p99 ${fmt(results.list0.p99Ms, 1)} ms\n`);
 
     await kube.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watchbench' } });
+    await defaultServiceAccount(kube, 'watchbench');
     results.watch = await watchDelivery(kube, 'watchbench');
     process.stdout.write(`bench: watch delivery to ${WATCHERS} watchers: ${results.watch.delivered}/${results.watch.expected} p50 ${fmt(results.watch.p50Ms, 1)} p99 ${fmt(results.watch.p99Ms, 1)} ms\n`);
     kube.agent.destroy();

@@ -68,6 +68,11 @@ export class WatchCache implements Storage {
   /** The revision the cache reflects: last event or progress notification. */
   private rv = 0n;
   private lastProgressAsk = 0;
+  /** Re-asks etcd for progress while any read waits for the cache to catch up. */
+  private poke: NodeJS.Timeout | undefined;
+  /** The current-revision request in flight, and the one queued behind it (freshRevision). */
+  private revisionInFlight: Promise<bigint> | undefined;
+  private revisionQueued: Promise<bigint> | undefined;
   private readonly now: () => number;
   /** Number of completed (re)lists, for tests and metrics. */
   lists = 0;
@@ -173,17 +178,54 @@ export class WatchCache implements Storage {
     const waiter = { rv, resolve };
     this.waiters.push(waiter);
     // Events for this prefix may never come; a progress reply moves rv anyway.
+    // One retry timer serves every waiter (many concurrent consistent reads
+    // would otherwise each poke etcd every PROGRESS_RETRY_MS).
     this.etcdWatch?.requestProgress();
-    const poke = setInterval(() => this.etcdWatch?.requestProgress(), PROGRESS_RETRY_MS);
+    this.poke ??= setInterval(() => this.etcdWatch?.requestProgress(), PROGRESS_RETRY_MS);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new FreshnessTimeout()), this.blockTimeout)));
     try {
       await Promise.race([reached, timeout]);
     } finally {
-      clearInterval(poke);
       clearTimeout(timer);
       this.waiters = this.waiters.filter((w) => w !== waiter);
+      if (this.waiters.length === 0) this.stopPoking();
     }
+  }
+
+  private stopPoking(): void {
+    clearInterval(this.poke);
+    this.poke = undefined;
+  }
+
+  /**
+   * etcd's current revision for a consistent read, batched as etcd batches
+   * ReadIndex: a read that arrives while a revision request is in flight
+   * cannot use its answer (a write acknowledged before the read arrived might
+   * be missing from it), so it joins the one next request, sent when the
+   * in-flight one returns. N concurrent LISTs cost two round trips, not N.
+   */
+  private freshRevision(): Promise<bigint> {
+    if (!this.revisionInFlight) return (this.revisionInFlight = this.fetchRevision());
+    this.revisionQueued ??= this.revisionInFlight.then(
+      () => this.sendQueuedRevision(),
+      () => this.sendQueuedRevision(),
+    );
+    return this.revisionQueued;
+  }
+
+  private sendQueuedRevision(): Promise<bigint> {
+    this.revisionQueued = undefined;
+    return (this.revisionInFlight = this.fetchRevision());
+  }
+
+  private fetchRevision(): Promise<bigint> {
+    const p = this.store.currentRevision();
+    const done = () => {
+      if (this.revisionInFlight === p) this.revisionInFlight = undefined;
+    };
+    p.then(done, done);
+    return p;
   }
 
   private async waitOrTooLarge(rv: bigint, key: string): Promise<void> {
@@ -238,7 +280,7 @@ export class WatchCache implements Storage {
     }
     if (rvText === '') {
       // Consistent read: serve from memory once the cache has seen etcd's current revision.
-      const current = await this.store.currentRevision();
+      const current = await this.freshRevision();
       try {
         await this.waitUntilFresh(current);
       } catch (e) {
@@ -333,7 +375,7 @@ export class WatchCache implements Storage {
     const needed = opts.sendInitialEvents && !opts.resourceVersion ? undefined : rv;
     void (async () => {
       try {
-        if (needed === undefined) await this.waitUntilFresh(await this.store.currentRevision());
+        if (needed === undefined) await this.waitUntilFresh(await this.freshRevision());
         else if (needed > 0n) await this.waitOrTooLarge(needed, prefix);
       } catch (e) {
         const status = e instanceof StorageError && e.code === 'ResourceVersionTooLarge' ? tooLargeStatus(e.revisions!.requested!, e.revisions!.current!) : internalError(e);
@@ -371,6 +413,7 @@ export class WatchCache implements Storage {
     this.closed = true;
     clearInterval(this.ticker);
     clearTimeout(this.relistTimer);
+    this.stopPoking();
     this.etcdWatch?.cancel();
     for (const w of [...this.watchers]) w.stop();
     for (const w of this.waiters) w.resolve();

@@ -28,8 +28,15 @@ class ScriptedStore {
     this.from = from;
     return { cancel: () => (this.h = undefined), requestProgress: () => this.progressRequests++ };
   }
+  revisionReads = 0;
+  /** When set, currentRevision answers only once the test releases it (held in pending). */
+  holdRevisions = false;
+  pending: (() => void)[] = [];
   async currentRevision() {
-    return this.rev;
+    this.revisionReads++;
+    const rev = this.rev; // what etcd answers is the revision when the read reached it
+    if (this.holdRevisions) await new Promise<void>((r) => this.pending.push(r));
+    return rev;
   }
   async getList() {
     this.etcdLists++;
@@ -147,6 +154,45 @@ describe('watch cache (scripted etcd)', () => {
     await new Promise((r) => setTimeout(r, 10));
     expect(cache.watcherCount).toBe(0);
     expect(got).toEqual([]);
+    await cache.close();
+  });
+
+  it('concurrent consistent lists share revision requests: arrivals during one wait for the next, which is sent once it returns', async () => {
+    const { s, cache } = await started();
+    s.holdRevisions = true;
+    s.rev = 15n;
+    const first = cache.getList(P);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(s.revisionReads).toBe(1);
+    // A write lands after the first request was sent; later reads must see it.
+    s.rev = 16n;
+    const later = [cache.getList(P), cache.getList(P), cache.getList(P)];
+    await new Promise((r) => setTimeout(r, 5));
+    expect(s.revisionReads).toBe(1); // queued behind the one in flight, not sent yet
+    s.pending.shift()!();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(s.revisionReads).toBe(2); // one request for all three
+    s.h!.onProgress(15n);
+    expect((await first).resourceVersion).toBe('15');
+    s.pending.shift()!();
+    await new Promise((r) => setTimeout(r, 5));
+    s.h!.onProgress(16n);
+    expect((await Promise.all(later)).map((l) => l.resourceVersion)).toEqual(['16', '16', '16']);
+    expect(s.revisionReads).toBe(2);
+    expect(s.etcdLists).toBe(0);
+    await cache.close();
+  });
+
+  it('a failed revision request fails its reads and does not block the next ones', async () => {
+    const { s, cache } = await started();
+    const orig = s.currentRevision.bind(s);
+    s.currentRevision = async () => {
+      s.revisionReads++;
+      throw new Error('etcdserver: request timed out');
+    };
+    await expect(cache.getList(P)).rejects.toThrow('etcdserver: request timed out');
+    s.currentRevision = orig;
+    expect((await cache.getList(P)).resourceVersion).toBe('10');
     await cache.close();
   });
 });
