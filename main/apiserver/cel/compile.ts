@@ -14,8 +14,9 @@ import { CelScalar, celEnv, isCelError, parse, plan, type CelInput, type CelResu
 import { strings } from '@bufbuild/cel/ext';
 import { checkExpression, staticTypeOf, type FunctionTable } from './check';
 import { formatIssues } from './issues';
+import { AUTHORIZER_TYPE, RESOURCE_CHECK, authzLibrary, authzSignatures } from './authz';
 import { kubernetesLibrary } from './library';
-import { ADMISSION_REQUEST, AUTHORIZER, DYN, NAMESPACE, objectOf, typeString, type CelStaticType } from './types';
+import { ADMISSION_REQUEST, DYN, NAMESPACE, objectOf, typeString, type CelStaticType } from './types';
 import { toCel, type ConversionStats } from './values';
 
 /** The root variables kube's admission CEL environments may declare. */
@@ -142,7 +143,7 @@ const ALL_VARIABLES = {
 
 const planningEnv = celEnv({
   variables: Object.fromEntries(Object.keys(ALL_VARIABLES).map((k) => [k, CelScalar.DYN])),
-  funcs: [...strings, ...kubernetesLibrary],
+  funcs: [...strings, ...kubernetesLibrary, ...authzLibrary],
 });
 
 const functionTable: FunctionTable = (() => {
@@ -152,6 +153,8 @@ const functionTable: FunctionTable = (() => {
     list.push({ target: f.target ? staticTypeOf(f.target) : undefined, args: f.arguments.map(staticTypeOf), result: staticTypeOf(f.result) });
     table.set(f.name, list);
   }
+  // The authorizer library's values are maps to the evaluator; the checker knows their kube types.
+  for (const [name, overloads] of authzSignatures) table.set(name, overloads);
   return table;
 })();
 
@@ -166,7 +169,8 @@ function declaredTypes(opts: CompileOptions): Map<string, CelStaticType> {
         m.set(v, NAMESPACE);
         break;
       case 'authorizer':
-        m.set(v, AUTHORIZER);
+        m.set(v, AUTHORIZER_TYPE);
+        m.set('authorizer.requestResource', RESOURCE_CHECK);
         break;
       case 'variables': {
         const fields: Record<string, CelStaticType> = {};
@@ -209,7 +213,8 @@ export function compileExpression(expression: string, opts: CompileOptions): Com
   } catch (e) {
     return { ok: false, error: 'program instantiation failed: ' + String((e as Error).message ?? e) };
   }
-  const used = [...checked.usedVariables];
+  // A dotted declaration (authorizer.requestResource) is read through its root variable.
+  const used = [...new Set([...checked.usedVariables].map((n) => n.split('.')[0]!))];
   const { nodeCount, comprehensionDepth } = checked;
   const program: CelProgram = {
     expression,

@@ -6,7 +6,8 @@
 //   lists: <list>.isSorted(), .sum(), .min(), .max(), .indexOf(x), .lastIndexOf(x)
 //   regex: <string>.find(re), .findAll(re), .findAll(re, n); matches(s, re)
 //   strings: <string>.reverse()
-// Not present: quantity(), url(), ip()/cidr(), authorizer checks, format.named.
+//   authorizer: ./authz.ts
+// Not present: quantity(), url(), ip()/cidr(), format.named.
 
 import { CelScalar, celFunc, celMethod, isCelList, isCelUint, listType, type CelFunc, type CelList, type CelValue } from '@bufbuild/cel';
 

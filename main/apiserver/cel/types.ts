@@ -113,5 +113,3 @@ export const NAMESPACE = objectOf('kubernetes.Namespace', {
   spec: objectOf('kubernetes.NamespaceSpec', { finalizers: listOf(STRING) }),
   status: objectOf('kubernetes.NamespaceStatus', { conditions: listOf(NAMESPACE_CONDITION), phase: STRING }),
 });
-
-export const AUTHORIZER = objectOf('kubernetes.authorization.Authorizer', {});

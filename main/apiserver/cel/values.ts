@@ -26,6 +26,8 @@ export function toCel(v: unknown, stats?: ConversionStats): CelInput {
         return v.map((e) => toCel(e, stats));
       }
       if (v instanceof Uint8Array) return v;
+      // Already a CEL map (the authorizer library's values).
+      if (v instanceof Map) return v as CelInput;
       // A Map, not a record: the evaluator wraps a Map as is, while it copies
       // a record's entries into a new Map on every field access.
       const out = new Map<string, CelInput>();

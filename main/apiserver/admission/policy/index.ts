@@ -21,7 +21,7 @@
 
 import { failure, StatusError, type StatusReason } from '../../api/status';
 import type { KObject } from '../../api/object';
-import { admissionRequest, namespaceObject } from '../../cel';
+import { AUTHZ_ROUNDS, admissionRequest, authorizerValue, namespaceObject, newAuthzContext, resolvePendingChecks } from '../../cel';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../endpoints/admission';
 import type { ResourceDef } from '../../registry/resourceDef';
 import { type Rec, recOpt, str } from '../../registry/common/obj';
@@ -31,7 +31,7 @@ import { admissionForbidden } from '../errors/forbidden';
 import { compilePolicy, type CompiledPolicy } from './compilePolicy';
 import { matchResources } from './matching';
 import { collectParams, resolveParamKind } from './params';
-import { validate } from './validator';
+import { validate, type ValidateInput, type ValidateResult } from './validator';
 
 const GROUP = 'admissionregistration.k8s.io';
 const VALIDATION_FAILURE_KEY = 'validation.policy.admission.k8s.io/validation_failure';
@@ -152,69 +152,82 @@ export function validatingAdmissionPolicyPlugin(env: ServerEnv): AdmissionPlugin
       const configError = (policy: KObject, failurePolicy: string, err: string, binding?: KObject): void => {
         if (failurePolicy === 'Ignore') return;
         const message = failurePolicy === 'Fail' ? `${binding ? 'failed to configure binding' : 'failed to configure policy'}: ${err}` : `unrecognized failure policy: '${failurePolicy}'`;
-        denials.push({ policy: nameOf(policy), binding: (binding && nameOf(binding)), message, reason: '' });
+        denials.push({ policy: nameOf(policy), binding: binding ? nameOf(binding) : undefined, message, reason: '' });
       };
       let request: Record<string, unknown> | undefined;
-
-      for (const policy of policies) {
-        const policyBindings = byPolicy.get(nameOf(policy));
-        if (!policyBindings) continue;
-        const spec = recOpt(policy as Rec, 'spec');
-        const failurePolicy = str(spec, 'failurePolicy') || 'Fail';
-        const constraints = recOpt(spec, 'matchConstraints');
-        try {
-          if (!constraints) throw new Error('policy contained no match constraints, a required field');
-          if (!(await matchResources(constraints, a, ns))) continue;
-        } catch (e) {
-          configError(policy, failurePolicy, errorText(e));
-          continue;
+      // The authorizer library answers checks from decisions learnt between evaluation rounds.
+      const authz = newAuthzContext(a.user);
+      const authorizer = authorizerValue(authz, { group: a.group, version: a.version, resource: a.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
+      const evaluate = async (compiled: CompiledPolicy, failurePolicy: string, input: ValidateInput): Promise<ValidateResult> => {
+        for (let round = 1; ; round++) {
+          const result = validate(compiled, failurePolicy, input);
+          if (authz.pending.size === 0 || round >= AUTHZ_ROUNDS) return result;
+          await resolvePendingChecks(authz, env.authorize);
         }
-        const entry = entryFor(policy);
-        if (entry.paramError) {
-          configError(policy, failurePolicy, entry.paramError);
-          continue;
-        }
-        const annotations = new Map<string, string[]>();
-        for (const binding of policyBindings) {
-          const bspec = recOpt(binding as Rec, 'spec');
-          let params: (KObject | null)[];
+      };
+      try {
+        for (const policy of policies) {
+          const policyBindings = byPolicy.get(nameOf(policy));
+          if (!policyBindings) continue;
+          const spec = recOpt(policy as Rec, 'spec');
+          const failurePolicy = str(spec, 'failurePolicy') || 'Fail';
+          const constraints = recOpt(spec, 'matchConstraints');
           try {
-            const mr = recOpt(bspec, 'matchResources');
-            if (mr && !(await matchResources(mr, a, ns))) continue;
-            params = await collectParams(env, entry.paramDef, recOpt(bspec, 'paramRef'), a.namespace);
+            if (!constraints) throw new Error('policy contained no match constraints, a required field');
+            if (!(await matchResources(constraints, a, ns))) continue;
           } catch (e) {
-            configError(policy, failurePolicy, errorText(e), binding);
+            configError(policy, failurePolicy, errorText(e));
             continue;
           }
-          if (params.length === 0) continue;
-          // The namespace object of a namespaced request (a Namespace's own request has none).
-          const nsName = a.group === '' && a.kind === 'Namespace' ? '' : a.namespace;
-          const nsObject = nsName ? namespaceObject(await ns(nsName)) : null;
-          request ??= admissionRequest(a);
-          const actions = Array.isArray(bspec?.validationActions) ? (bspec!.validationActions as unknown[]).map(String) : [];
-          for (const param of params) {
-            const result = validate(entry.compiled, failurePolicy, { object: a.object, oldObject: a.oldObject, request, params: param, namespaceObject: nsObject });
-            result.decisions.forEach((d, i) => {
-              if (d.action !== 'deny') return;
-              for (const action of actions) {
-                if (action === 'Deny') denials.push({ policy: nameOf(policy), binding: nameOf(binding), message: d.message, reason: d.reason });
-                else if (action === 'Audit') failures.push({ message: d.message, policy: str(bspec, 'policyName'), binding: nameOf(binding), expressionIndex: i, validationActions: actions });
-                else if (action === 'Warn') a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${nameOf(policy)}' with binding '${nameOf(binding)}': ${d.message}`);
-              }
-            });
-            for (const an of result.auditAnnotations) {
-              if (an.action === 'publish') {
-                const values = annotations.get(an.key) ?? [];
-                const value = an.value.slice(0, MAX_AUDIT_ANNOTATION_VALUE);
-                if (!values.includes(value)) values.push(value);
-                annotations.set(an.key, values);
-              } else if (an.action === 'error') {
-                denials.push({ policy: nameOf(policy), binding: nameOf(binding), message: an.message, reason: '' });
+          const entry = entryFor(policy);
+          if (entry.paramError) {
+            configError(policy, failurePolicy, entry.paramError);
+            continue;
+          }
+          const annotations = new Map<string, string[]>();
+          for (const binding of policyBindings) {
+            const bspec = recOpt(binding as Rec, 'spec');
+            let params: (KObject | null)[];
+            try {
+              const mr = recOpt(bspec, 'matchResources');
+              if (mr && !(await matchResources(mr, a, ns))) continue;
+              params = await collectParams(env, entry.paramDef, recOpt(bspec, 'paramRef'), a.namespace);
+            } catch (e) {
+              configError(policy, failurePolicy, errorText(e), binding);
+              continue;
+            }
+            if (params.length === 0) continue;
+            // The namespace object of a namespaced request (a Namespace's own request has none).
+            const nsName = a.group === '' && a.kind === 'Namespace' ? '' : a.namespace;
+            const nsObject = nsName ? namespaceObject(await ns(nsName)) : null;
+            request ??= admissionRequest(a);
+            const actions = Array.isArray(bspec?.validationActions) ? (bspec!.validationActions as unknown[]).map(String) : [];
+            for (const param of params) {
+              const result = await evaluate(entry.compiled, failurePolicy, { object: a.object, oldObject: a.oldObject, request, params: param, namespaceObject: nsObject, authorizer: authorizer.value });
+              result.decisions.forEach((d, i) => {
+                if (d.action !== 'deny') return;
+                for (const action of actions) {
+                  if (action === 'Deny') denials.push({ policy: nameOf(policy), binding: nameOf(binding), message: d.message, reason: d.reason });
+                  else if (action === 'Audit') failures.push({ message: d.message, policy: str(bspec, 'policyName'), binding: nameOf(binding), expressionIndex: i, validationActions: actions });
+                  else if (action === 'Warn') a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${nameOf(policy)}' with binding '${nameOf(binding)}': ${d.message}`);
+                }
+              });
+              for (const an of result.auditAnnotations) {
+                if (an.action === 'publish') {
+                  const values = annotations.get(an.key) ?? [];
+                  const value = an.value.slice(0, MAX_AUDIT_ANNOTATION_VALUE);
+                  if (!values.includes(value)) values.push(value);
+                  annotations.set(an.key, values);
+                } else if (an.action === 'error') {
+                  denials.push({ policy: nameOf(policy), binding: nameOf(binding), message: an.message, reason: '' });
+                }
               }
             }
           }
+          for (const [key, values] of annotations) a.auditAnnotations[`${nameOf(policy)}/${key}`] = values.join(', ');
         }
-        for (const [key, values] of annotations) a.auditAnnotations[`${nameOf(policy)}/${key}`] = values.join(', ');
+      } finally {
+        authorizer.release();
       }
 
       if (failures.length > 0) a.auditAnnotations[VALIDATION_FAILURE_KEY] = JSON.stringify(failures);

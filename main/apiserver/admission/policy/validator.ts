@@ -38,6 +38,8 @@ export interface ValidateInput {
   request: Record<string, unknown>;
   params: unknown;
   namespaceObject: unknown;
+  /** The `authorizer` variable (cel/authz.ts authorizerValue), when the request has one. */
+  authorizer?: Map<string, unknown>;
 }
 
 export function validate(policy: CompiledPolicy, failurePolicy: string, input: ValidateInput): ValidateResult {
@@ -49,6 +51,7 @@ export function validate(policy: CompiledPolicy, failurePolicy: string, input: V
     request: input.request,
     params: input.params ?? null,
     namespaceObject: input.namespaceObject ?? null,
+    authorizer: input.authorizer ?? null,
   });
   let budget = RUNTIME_COST_BUDGET;
   let outOfBudget = false;

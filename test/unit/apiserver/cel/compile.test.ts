@@ -101,6 +101,12 @@ const compileErrors: { name: string; expr: string; vars?: CelVariableName[]; ret
   { name: 'wrong output type', expr: "'abc'", returnTypes: ['bool'], want: 'must evaluate to bool but got string' },
   { name: 'dyn output is not bool', expr: 'object.spec.paused', returnTypes: ['bool'], want: 'must evaluate to bool but got dyn' },
   { name: 'undeclared function', expr: 'frobnicate(object)', want: "compilation failed: ERROR: <input>:1:11: undeclared reference to 'frobnicate' (in container '')\n | frobnicate(object)\n | ..........^" },
+  {
+    name: 'authorizer types: a group check has no check()',
+    expr: "authorizer.group('apps').check('get').allowed()",
+    vars: ['authorizer'],
+    want: "compilation failed: ERROR: <input>:1:31: found no matching overload for 'check' applied to 'kubernetes.authorization.GroupCheck.(string)'\n | authorizer.group('apps').check('get').allowed()\n | ..............................^",
+  },
   { name: 'undefined composition variable', expr: 'variables.nope', want: "compilation failed: ERROR: <input>:1:10: undefined field 'nope'\n | variables.nope\n | .........^" },
 ];
 
@@ -121,6 +127,12 @@ describe('CEL compile errors', () => {
   it('comprehension variables are in scope, the output type of all() is bool', () => {
     const compiled = compileExpression('object.items.all(i, i.name != "")', { variables: ['object'], returnTypes: ['bool'] });
     expect(compiled.ok).toBe(true);
+  });
+
+  it('authorizer chains type-check to bool', () => {
+    for (const expr of ["authorizer.group('apps').resource('deployments').namespace('x').name('y').check('delete').allowed()", "authorizer.requestResource.subresource('scale').check('update').allowed()", "authorizer.path('/healthz').check('get').reason() == ''"]) {
+      expect(compileExpression(expr, { variables: ['authorizer'], returnTypes: ['bool'] }).ok, expr).toBe(true);
+    }
   });
 
   it('composition variables take their declared types', () => {

@@ -198,6 +198,33 @@ describe('ValidatingAdmissionPolicy plugin', () => {
     expect(a.auditAnnotations).toEqual({ 'p/replicas': 'replicas=6' });
   });
 
+  it('authorizer checks ask the server\'s authorizer chain', async () => {
+    const { env, plugin } = setup(
+      [
+        policy('p', {
+          validations: [
+            { expression: "authorizer.group('apps').resource('deployments').namespace(object.metadata.namespace).check('delete').allowed()", message: 'must be able to delete deployments' },
+            { expression: "authorizer.requestResource.check('create').allowed()" },
+            { expression: "!authorizer.path('/metrics').check('get').allowed()" },
+          ],
+        }),
+      ],
+      [binding('b', 'p', ['Deny'])],
+    );
+    const asked: string[] = [];
+    env.authorize = async (attrs) => {
+      asked.push(`${attrs.user.username} ${attrs.verb} ${attrs.isResourceRequest ? `${attrs.apiGroup}/${attrs.resource} in ${attrs.namespace}` : attrs.path}`);
+      return { decision: attrs.verb === 'create' || attrs.user.username === 'admin' ? 'allow' : 'noOpinion' };
+    };
+    const p2 = validatingAdmissionPolicyPlugin(env);
+    expect((await run(p2, deploymentCreate(1)))?.status.message).toContain('denied request: must be able to delete deployments');
+    expect(asked.sort()).toEqual(['alice create apps/deployments in default', 'alice delete apps/deployments in default', 'alice get /metrics']);
+    const admin = deploymentCreate(1);
+    admin.user = { username: 'admin', groups: [] };
+    expect((await run(p2, admin))?.status.message).toContain("denied request: failed expression: !authorizer.path('/metrics').check('get').allowed()");
+    expect(plugin).toBeDefined();
+  });
+
   it('compiles a policy once per generation', async () => {
     const { env, plugin } = setup([maxReplicas], [binding('b', 'max-replicas', ['Deny'])]);
     await run(plugin, deploymentCreate(1));
