@@ -113,7 +113,11 @@ export type AdmissionPluginFactory = (env: ServerEnv, ctx: AdmissionPluginContex
 /** The plugins this server implements. One line per plugin; see the note at the top. */
 export const ADMISSION_PLUGIN_FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = {
   AlwaysAdmit: () => ({ name: 'AlwaysAdmit', admit() {} }),
-  NamespaceLifecycle: (env) => namespaceLifecycle(env),
+  // handles: what its admit (namespaced creates) and validate (namespace deletes) look at; spares the trace's before-copy on every other write.
+  NamespaceLifecycle: (env) => ({
+    ...namespaceLifecycle(env),
+    handles: (a) => (a.operation === 'CREATE' && a.namespace !== '') || (a.operation === 'DELETE' && a.group === '' && a.resource === 'namespaces'),
+  }),
   LimitRanger: limitRangerPlugin,
   ServiceAccount: serviceAccountPlugin,
   PodSecurity: (env, ctx) => podSecurityPlugin(env, ctx.config),

@@ -131,3 +131,18 @@ describe('admission flags', () => {
     expect((pod as unknown as { spec: { tolerations: { tolerationSeconds: number }[] } }).spec.tolerations.map((t) => t.tolerationSeconds)).toEqual([60, 90]);
   });
 });
+
+describe('NamespaceLifecycle in the chain', () => {
+  it('handles namespaced creates and namespace deletes only (status updates skip it)', () => {
+    const [nl] = buildAdmissionChain(fakeEnv(), { names: ['NamespaceLifecycle'] });
+    const base = { group: '', version: 'v1', kind: 'Pod', resource: 'pods', subresource: '', namespace: 'default', name: 'p', user: { username: 'u', groups: [] }, dryRun: false, warnings: [], auditAnnotations: {} };
+    const cases: { name: string; attrs: Partial<typeof base> & { operation: 'CREATE' | 'UPDATE' | 'DELETE' }; want: boolean }[] = [
+      { name: 'pod create', attrs: { operation: 'CREATE' }, want: true },
+      { name: 'pod status update', attrs: { operation: 'UPDATE', subresource: 'status' }, want: false },
+      { name: 'pod delete', attrs: { operation: 'DELETE' }, want: false },
+      { name: 'namespace delete', attrs: { operation: 'DELETE', resource: 'namespaces', kind: 'Namespace', namespace: '' }, want: true },
+      { name: 'cluster-scoped create', attrs: { operation: 'CREATE', resource: 'nodes', kind: 'Node', namespace: '' }, want: false },
+    ];
+    for (const c of cases) expect(nl.handles!({ ...base, ...c.attrs }), c.name).toBe(c.want);
+  });
+});
