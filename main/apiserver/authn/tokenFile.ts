@@ -37,7 +37,15 @@ export function parseTokenFile(path: string, text: string): TokenFile {
 }
 
 export function readTokenFile(path: string): TokenFile {
-  return parseTokenFile(path, readFileSync(path, 'utf8'));
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    // os.Open's error text, which kube-apiserver prints when it cannot start.
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(`open ${path}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+  }
+  return parseTokenFile(path, text);
 }
 
 /** The static-token authenticator: a known token is its user, anything else is not ours. */
