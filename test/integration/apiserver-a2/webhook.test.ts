@@ -5,51 +5,20 @@
 // webhook on 30510, nothing listens on 30511.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
 import { issueCa, issueLeaf } from '../../../main/common/pki/certificates';
-import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/common/cli/apiserverLayout';
-import { MemberProcess } from '../../../main/console/memberProcess';
-import { apiServerTestProgram, KUBECTL, reapApiServers, run } from '../harness/apiserver';
-import type { CtlResult } from '../harness/etcdctl';
-import { CLI_JS, startTestCluster } from '../harness/cluster';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { CLI_JS } from '../harness/cluster';
 
 const PORT_BASE = 30500;
 const HOOK_PORT = 30510;
 const DEAD_PORT = 30511;
 const HOOK = `https://127.0.0.1:${HOOK_PORT}`;
 
-interface Api {
-  layout: ApiServerLayout;
-  kubectl(args: string[], opts?: { stdin?: string }): Promise<CtlResult>;
-  logTail(lines?: number): string;
-}
-
-let api: Api;
-let apiProc: MemberProcess | undefined;
-
-/**
- * startTestApiServer's control plane (3 TLS members + `pilothouse apiserver`)
- * with patient readiness waits: this box is shared by several test suites at
- * once, and the harness's 30 s for the members is sometimes not enough.
- */
-async function startApiServer(portBase: number, flags: string[], timeoutMs: number): Promise<Api> {
-  const tc = await startTestCluster('pilothouse', portBase, timeoutMs, { tls: true });
-  const layout = apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
-  apiProc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout, flags), layout.logFile);
-  const logTail = (lines = 40): string => (existsSync(layout.logFile) ? readFileSync(layout.logFile, 'utf8').split('\n').slice(-lines).join('\n') : '(no log)');
-  apiProc.start();
-  const proc = apiProc;
-  const ready = await waitApiServerReady(layout, timeoutMs, () => proc.running);
-  if (!ready.ok) throw new Error(`API server on ${layout.port} not ready: ${ready.why}\n${logTail()}`);
-  writeKubeconfig(layout);
-  const home = join(tc.dir, 'home');
-  mkdirSync(home, { recursive: true });
-  return { layout, logTail, kubectl: (args, opts = {}) => run(KUBECTL, args, { KUBECONFIG: layout.kubeconfig, HOME: home }, opts) };
-}
+let api: TestApiServer;
 let dir: string;
 let caBundle: string;
 let webhook: ChildProcess | undefined;
@@ -89,7 +58,7 @@ beforeAll(async () => {
   webhook = await startExampleWebhook(join(dir, 'tls.crt'), join(dir, 'tls.key'));
   // Only the plugins under test beside NamespaceLifecycle: no service-account controller runs here.
   const flags = ['--disable-admission-plugins=ServiceAccount,LimitRanger,PodSecurity,ResourceQuota,ValidatingAdmissionPolicy'];
-  api = await startApiServer(PORT_BASE, flags, 120_000);
+  api = await startTestApiServer(PORT_BASE, flags);
 }, 300_000);
 
 afterAll(async () => {
@@ -98,11 +67,6 @@ afterAll(async () => {
     webhook.kill('SIGKILL');
     await exited;
   }
-  if (apiProc) {
-    apiProc.kill('SIGKILL');
-    await apiProc.waitExit();
-  }
-  // Also stops and removes the etcd members startTestCluster started.
   await reapApiServers();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
