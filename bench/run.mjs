@@ -2,7 +2,9 @@
 // Suites: etcd (Pilothouse's member against Debian's etcd 3.4, side by side),
 // watch (1,000 watchers under 1,000 puts/s) and snapshot (etcdctl snapshot save
 // of a ~100 MB keyspace), both against etcd 3.4 too; apiserver (pod creates
-// against raw etcd puts on the same cluster, GET/LIST latency, watch fan-out).
+// against raw etcd puts on the same cluster, GET/LIST latency, watch fan-out),
+// console (the renderer under 100,000 watch events) and lifecycle (Pod
+// creation → Running through scheduler, controllers and simulated kubelets).
 
 const suites = {
   etcd: () => import('./etcd/index.mjs'),
@@ -10,6 +12,7 @@ const suites = {
   snapshot: () => import('./etcd/snapshot.mjs'),
   apiserver: () => import('./apiserver/index.mjs'),
   console: () => import('./console/watchIngest.mjs'),
+  lifecycle: () => import('./lifecycle/index.mjs'),
 };
 
 const name = process.argv[2];
