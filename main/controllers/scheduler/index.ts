@@ -3,7 +3,8 @@
 // nodes; pods without spec.nodeName for this scheduler go through a work
 // queue, one decision at a time (kube schedules one pod per cycle, so two
 // decisions never count the same free cpu twice), then bind through
-// pods/binding. A pod that fits nowhere gets FailedScheduling and a
+// pods/binding in the background while the next decision counts the pod as
+// assumed on its node. A pod that fits nowhere gets FailedScheduling and a
 // PodScheduled=False condition, and is retried when nodes change, when a pod
 // goes away, and at the latest after a minute.
 
@@ -80,21 +81,29 @@ export async function startScheduler(ctx: ControllerContext, opts: { random?: ()
       queue.addAfter(key, UNSCHEDULABLE_RETRY_MS);
       return;
     }
-    try {
-      await ctx.clients.rest.create(objectPath(RESOURCES.pods, ns, name, 'binding'), {
+    // Assume, then bind in the background (kube's binding cycle): the next
+    // decision already counts this pod on its node, and one slow binding
+    // round trip does not hold up every pod behind it.
+    assumed.set(key, result.node);
+    unschedulable.delete(key);
+    void ctx.clients.rest
+      .create(objectPath(RESOURCES.pods, ns, name, 'binding'), {
         apiVersion: 'v1',
         kind: 'Binding',
         metadata: { name, namespace: ns, uid: pod.metadata?.uid },
         target: { apiVersion: 'v1', kind: 'Node', name: result.node },
-      });
-    } catch (e) {
-      // Gone, or bound meanwhile (by us before a restart, or by someone else): nothing to do.
-      if (isNotFound(e) || isConflict(e) || (e instanceof ApiError && e.status === 409)) return;
-      throw e;
-    }
-    assumed.set(key, result.node);
-    unschedulable.delete(key);
-    recorder.event(obj, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${result.node}`);
+      })
+      .then(
+        () => recorder.event(obj, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${result.node}`),
+        (e: unknown) => {
+          // Forget the assumption (kube's ForgetPod). Gone, or bound meanwhile (by us before a
+          // restart, or by someone else): the watch tells; anything else is tried again.
+          if (assumed.get(key) === result.node) assumed.delete(key);
+          if (isNotFound(e) || isConflict(e) || (e instanceof ApiError && e.status === 409) || ctx.signal.aborted) return;
+          ctx.log(`scheduler: binding ${key} to ${result.node}: ${String(e)}`);
+          queue.addRateLimited(key);
+        },
+      );
   };
   void runWorkers(queue, 1, sync, (key, err) => ctx.log(`scheduler: ${key}: ${String(err)}`));
 }
