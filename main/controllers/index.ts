@@ -4,6 +4,7 @@
 // and what each starts are listed here, in one table; the run loop is
 // program.ts, the flags main/common/cli/controllersCommand.ts.
 
+import { controllerContext } from './client/serviceAccountCredentials';
 import { startKubelets } from './kubelet/index';
 import { startControllerManager } from './manager/index';
 import { startNodeLifecycleController } from './nodelifecycle/index';
@@ -16,7 +17,7 @@ export const COMPONENT_GROUPS: ComponentGroup[] = [
     name: 'kube-controller-manager',
     elected: true,
     identity: 'controller-manager',
-    starts: [(ctx) => startControllerManager(ctx), (ctx) => startNodeLifecycleController(ctx)],
+    starts: [(ctx) => startControllerManager(ctx), async (ctx) => startNodeLifecycleController(await controllerContext(ctx, 'nodelifecycle'))],
   },
   { name: 'kubelet', elected: false, identity: 'kubelet', starts: [(ctx) => startKubelets(ctx)] },
 ];

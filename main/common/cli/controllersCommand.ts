@@ -66,6 +66,7 @@ export interface ControllersFlags {
   nodeLeaseRenewInterval: number;
   concurrentSyncs: number;
   components: string;
+  useServiceAccountCredentials?: boolean;
 }
 
 export function registerControllersCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -90,6 +91,7 @@ export function registerControllersCommand(program: Command, setExitCode: (code:
     .option('--node-status-update-frequency <d>', 'simulated kubelet: NodeStatus refresh', ...ms(DEFAULT_CONTROLLER_OPTIONS.nodeStatusUpdateFrequencyMs))
     .option('--node-lease-renew-interval <d>', 'simulated kubelet: node Lease renewal', ...ms(DEFAULT_CONTROLLER_OPTIONS.nodeLeaseRenewIntervalMs))
     .option('--concurrent-syncs <n>', 'workers per controller', parseCount, DEFAULT_CONTROLLER_OPTIONS.concurrentSyncs)
+    .option('--use-service-account-credentials [bool]', 'each controller of the controller manager as its own kube-system service account (default: on with --data-dir, like kubeadm)', parseBool)
     .option('--components <list>', 'which groups to run: kube-scheduler,kube-controller-manager,kubelet', COMPONENT_GROUPS.map((g) => g.name).join(','))
     .action(async (flags: ControllersFlags) => setExitCode(await runControllersCommand(flags)));
 }
@@ -107,6 +109,7 @@ export function controllerOptions(f: ControllersFlags): ControllerOptions {
     nodeStatusUpdateFrequencyMs: f.nodeStatusUpdateFrequency,
     nodeLeaseRenewIntervalMs: f.nodeLeaseRenewInterval,
     concurrentSyncs: f.concurrentSyncs,
+    useServiceAccountCredentials: f.useServiceAccountCredentials ?? f.dataDir !== undefined,
   };
 }
 

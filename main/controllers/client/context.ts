@@ -43,6 +43,8 @@ export interface ControllerOptions {
   nodeStatusUpdateFrequencyMs: number;
   /** Worker counts (kube-controller-manager's --concurrent-*-syncs). */
   concurrentSyncs: number;
+  /** Each controller as its own kube-system service account (kube-controller-manager --use-service-account-credentials). */
+  useServiceAccountCredentials?: boolean;
 }
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {

@@ -63,8 +63,13 @@ export class RestClient {
     readonly server: URL,
     private readonly agent: Agent | undefined,
     private readonly userAgent: string,
-    private readonly token: string | undefined,
+    private token: string | undefined,
   ) {}
+
+  /** Switches the Authorization header of every later request (a refreshed service-account token). */
+  setBearerToken(token: string): void {
+    this.token = `Bearer ${token}`;
+  }
 
   static async fromKubeConfig(kc: KubeConfig, userAgent: string): Promise<RestClient> {
     const cluster = kc.getCurrentCluster();

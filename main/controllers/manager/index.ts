@@ -1,11 +1,13 @@
 // The controller manager (kube-controller-manager's controllers this project
 // runs): deployment, replicaset, garbage collector, namespace, service
-// account and endpoints, all on the context's shared informers and its one
-// client identity (system:kube-controller-manager). They run while ctx.signal
+// account and endpoints, all on the context's shared informers; each writes
+// as the manager's identity (system:kube-controller-manager) or, with
+// useServiceAccountCredentials, as its own kube-system service account. They run while ctx.signal
 // is live — the program holds the kube-system/kube-controller-manager Lease.
 
 import { setMaxListeners } from 'node:events';
 import type { ControllerContext } from '../client';
+import { controllerContext } from '../client/serviceAccountCredentials';
 import { startClusterRoleAggregationController } from './clusterRoleAggregation';
 import { startDeploymentController } from './deployment/controller';
 import { startEndpointsController } from './endpoints/controller';
@@ -36,9 +38,9 @@ export type ManagerControllerName = keyof typeof MANAGER_CONTROLLERS;
 export async function startControllerManager(ctx: ControllerContext, only?: ManagerControllerName[]): Promise<void> {
   // Every controller and informer listens for the stop; more than Node's default 10 is expected.
   setMaxListeners(100, ctx.signal);
-  for (const [name, start] of Object.entries(MANAGER_CONTROLLERS)) {
-    if (only && !only.includes(name as ManagerControllerName)) continue;
-    start(ctx);
-  }
+  // Credentials for every controller at once (each is a few round trips), then start them.
+  const chosen = Object.entries(MANAGER_CONTROLLERS).filter(([name]) => !only || only.includes(name as ManagerControllerName));
+  const contexts = await Promise.all(chosen.map(([name]) => controllerContext(ctx, name)));
+  chosen.forEach(([, start], i) => start(contexts[i]!));
   ctx.log(`controller manager: started ${(only ?? Object.keys(MANAGER_CONTROLLERS)).join(', ')}`);
 }
