@@ -43,9 +43,12 @@ function buildProgram(setExitCode: (code: number) => void): Command {
     .requiredOption('--data-dir <dir>', 'cluster directory: m1/, m2/, m3/, logs/, etcdctl.env')
     .option('--members <n>', 'number of members', intOption('--members', 1, 49), 3)
     .option('--port-base <port>', 'first port; members use [port-base, port-base+2n-1], the API server port-base+2n', intOption('--port-base', 1024, 65000), 2379)
-    .action(async (opts: { dataDir: string; members: number; portBase: number }) => {
+    .option('--nodes <n>', 'simulated nodes the controllers run', intOption('--nodes', 0, 5000), 3)
+    .option('--no-controllers', 'start the members and the API server only (no scheduler, controller manager or nodes)')
+    .action(async (opts: { dataDir: string; members: number; portBase: number; nodes: number; controllers: boolean }) => {
       const cliPath = fileURLToPath(import.meta.url);
-      setExitCode(await runUpCommand(opts, selfProgram(cliPath), apiServerProgram(cliPath), controllersProgram(cliPath)));
+      const { controllers, ...up } = opts;
+      setExitCode(await runUpCommand(up, selfProgram(cliPath), apiServerProgram(cliPath), controllers ? controllersProgram(cliPath) : undefined));
     });
 
   registerSnapshotCommand(program, setExitCode);

@@ -5,7 +5,7 @@
 // with the admin client certificate). `pilothouse up` and the console's
 // supervisor both start it this way.
 
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import type { MemberLayout } from '../../console/localCluster';
@@ -19,6 +19,10 @@ export interface ApiServerLayout {
   /** https://127.0.0.1:<port> */
   url: string;
   logFile: string;
+  /** DIR/logs/audit.log: audit.k8s.io/v1 Events as JSON lines. */
+  auditLogFile: string;
+  /** DIR/audit-policy.yaml (written with DEFAULT_AUDIT_POLICY when missing; the user may edit it). */
+  auditPolicyFile: string;
   kubeconfig: string;
   pki: KubePki;
 }
@@ -27,7 +31,56 @@ export interface ApiServerLayout {
 export function apiServerLayout(dataDir: string, portBase: number, members: number, etcdPki: ClusterPki, host = '127.0.0.1'): ApiServerLayout {
   const port = portBase + 2 * members;
   const pki = ensureKubePki(etcdPki);
-  return { port, host, url: `https://${host}:${port}`, logFile: join(dataDir, 'logs', 'apiserver.log'), kubeconfig: join(dataDir, 'kubeconfig'), pki };
+  const auditPolicyFile = join(dataDir, 'audit-policy.yaml');
+  if (!existsSync(auditPolicyFile)) writeFileSync(auditPolicyFile, DEFAULT_AUDIT_POLICY);
+  return {
+    port,
+    host,
+    url: `https://${host}:${port}`,
+    logFile: join(dataDir, 'logs', 'apiserver.log'),
+    auditLogFile: join(dataDir, 'logs', 'audit.log'),
+    auditPolicyFile,
+    kubeconfig: join(dataDir, 'kubeconfig'),
+    pki,
+  };
+}
+
+/**
+ * The audit policy a local cluster starts with: every request at Metadata
+ * (who, what, which object, the decision), without the RequestReceived stage;
+ * nothing for health probes and for the nodes' and components' Lease
+ * renewals (a heartbeat every few seconds per node would drown the rest).
+ */
+export const DEFAULT_AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: None
+  nonResourceURLs: ["/healthz*", "/livez*", "/readyz*", "/version"]
+- level: None
+  verbs: ["get", "update"]
+  resources:
+  - group: coordination.k8s.io
+    resources: ["leases"]
+- level: Metadata
+`;
+
+/**
+ * kube-apiserver's security settings as kubeadm sets them: RBAC with the
+ * Node authorizer, service-account tokens signed with DIR/pki/kube/sa.key,
+ * the audit log, and kube's default admission plugins (on without flags).
+ */
+export function securityFlags(layout: ApiServerLayout): string[] {
+  return [
+    '--authorization-mode=Node,RBAC',
+    `--service-account-key-file=${layout.pki.serviceAccount.pub}`,
+    `--service-account-signing-key-file=${layout.pki.serviceAccount.key}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--audit-policy-file=${layout.auditPolicyFile}`,
+    `--audit-log-path=${layout.auditLogFile}`,
+    '--audit-log-maxsize=100',
+    '--audit-log-maxbackup=3',
+  ];
 }
 
 /** `pilothouse apiserver` run by this same program (see selfProgram in upCommand.ts). */
@@ -47,6 +100,7 @@ export function apiServerFlags(layout: ApiServerLayout, members: MemberLayout[],
     `--tls-cert-file=${pki.apiserver.cert}`,
     `--tls-private-key-file=${pki.apiserver.key}`,
     `--client-ca-file=${pki.ca.cert}`,
+    ...securityFlags(layout),
     ...extra,
   ];
 }

@@ -22,6 +22,8 @@ export interface UpOptions {
   members: number;
   portBase: number;
   readyTimeoutMs?: number;
+  /** Simulated nodes of the controllers process (its --nodes); its default when absent. */
+  nodes?: number;
 }
 
 /**
@@ -42,8 +44,8 @@ export function controllersProgram(cliPath: string): Program {
 export const CONTROLLER_NODES = DEFAULT_CONTROLLER_OPTIONS.nodes;
 
 /** Flags and log file of the controllers process of the cluster under dataDir. */
-export function controllersLayout(dataDir: string): { args: string[]; logFile: string } {
-  return { args: ['--data-dir', dataDir], logFile: join(dataDir, 'logs', 'controllers.log') };
+export function controllersLayout(dataDir: string, nodes?: number): { args: string[]; logFile: string } {
+  return { args: ['--data-dir', dataDir, ...(nodes !== undefined ? ['--nodes', String(nodes)] : [])], logFile: join(dataDir, 'logs', 'controllers.log') };
 }
 
 /**
@@ -115,11 +117,11 @@ export async function runUpCommand(opts: UpOptions, program: Program, apiServer?
       if (!stopping) process.stderr.write(`pilothouse: API server exited (code ${code}); see ${layout.logFile}\n`);
     });
     if (controllers) {
-      const ctl = controllersLayout(resolve(opts.dataDir));
+      const ctl = controllersLayout(resolve(opts.dataDir), opts.nodes);
       const ctlProc = (ctlProcess = new MemberProcess('controllers', controllers, ctl.args, ctl.logFile));
       ctlProc.start();
       process.stdout.write(
-        `pilothouse: controllers running (controllers pid ${ctlProc.pid}): scheduler, controller manager and ${CONTROLLER_NODES} simulated nodes; ` +
+        `pilothouse: controllers running (controllers pid ${ctlProc.pid}): scheduler, controller manager and ${opts.nodes ?? CONTROLLER_NODES} simulated nodes; ` +
           `log ${ctl.logFile}; run: KUBECONFIG=${layout.kubeconfig} kubectl get nodes\n`,
       );
       void ctlProc.waitExit().then((code) => {

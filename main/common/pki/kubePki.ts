@@ -9,10 +9,13 @@
 //   DIR/kube/apiserver-etcd-client.crt, .key         the API server's etcd client cert,
 //                                                    signed by the etcd CA (DIR/ca.*)
 //   DIR/kube/admin.crt, .key                         CN=admin, O=system:masters (the kubeconfig user)
+//   DIR/kube/sa.key, sa.pub                          the service-account token signing key pair
+//                                                    (RSA 2048, PKCS#1 private / PKIX public, as kubeadm)
 //
 // As with the etcd PKI, nothing that exists is regenerated.
 
-import { mkdirSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { issueCa, issueLeaf } from './certificates';
 import { ensurePair, type CertPaths, type ClusterPki } from './clusterPki';
@@ -23,6 +26,8 @@ export interface KubePki {
   apiserver: CertPaths;
   apiserverEtcdClient: CertPaths;
   admin: CertPaths;
+  /** Service-account token keys: --service-account-signing-key-file and --service-account-key-file. */
+  serviceAccount: { key: string; pub: string };
   /** The etcd CA the API server trusts for its etcd connections. */
   etcdCa: string;
 }
@@ -48,6 +53,7 @@ export function kubePkiPaths(etcdPki: ClusterPki): KubePki {
     apiserver: pair('apiserver'),
     apiserverEtcdClient: pair('apiserver-etcd-client'),
     admin: pair('admin'),
+    serviceAccount: { key: join(dir, 'sa.key'), pub: join(dir, 'sa.pub') },
     etcdCa: etcdPki.ca.cert,
   };
 }
@@ -65,5 +71,20 @@ export function ensureKubePki(etcdPki: ClusterPki): KubePki {
   ensurePair(pki.apiserverEtcdClient, () =>
     issueLeaf(etcdCa, { profile: 'client', commonName: 'kube-apiserver-etcd-client', organizations: ['system:masters'] }),
   );
+  ensureServiceAccountKeys(pki.serviceAccount);
   return pki;
+}
+
+/** The signing pair, written once (private key 0600, both renamed into place so a reader never sees half a file). */
+function ensureServiceAccountKeys(paths: { key: string; pub: string }): void {
+  if (existsSync(paths.key) && existsSync(paths.pub)) return;
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  for (const [path, data, mode] of [[paths.key, privateKey, 0o600], [paths.pub, publicKey, 0o644]] as const) {
+    writeFileSync(`${path}.tmp`, data, { mode });
+    renameSync(`${path}.tmp`, path);
+  }
 }

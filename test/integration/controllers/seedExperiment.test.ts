@@ -11,10 +11,13 @@
 //     never reaches any object the controllers own: the ReplicaSet and its
 //     pods stay as they were, the controller retries with backoff, and the
 //     process keeps running. A later valid change (kubectl scale) converges.
+// The control plane runs as `pilothouse up` sets it up (RBAC, admission,
+// audit, controllers as their own service accounts), so the audit log names
+// who tried the refused writes.
 // Ports 30800–30806.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KObject } from '../../../main/apiserver/api/object';
@@ -30,6 +33,13 @@ const KEY = '/registry/deployments/default/seed';
 let api: TestApiServer;
 let controllers: ChildProcess;
 let controllersLog = '';
+
+interface AuditEvent {
+  verb?: string;
+  user?: { username?: string };
+  objectRef?: { resource?: string };
+  responseStatus?: { code?: number };
+}
 
 interface Deploy {
   metadata: { generation?: number; uid?: string };
@@ -94,7 +104,7 @@ describe('the seed experiment: replicas -100 written to etcd directly', () => {
   it('is stored and served, refused through the API server, and the controllers refuse to act on it without crashing', async () => {
     const created = await api.kubectl(['apply', '-f', '-'], { stdin: deploymentYaml('seed', 2) });
     expect(created.code, created.stderr).toBe(0);
-    await eventually(async () => (await runningPods('seed')) === 2, 30_000, '2 Running pods');
+    await eventually(async () => (await runningPods('seed')) === 2, 90_000, '2 Running pods');
     const before = await getJson<Deploy>('get', 'deploy', 'seed');
     const rsBefore = await getJson<{ items: { metadata: { name: string }; spec: { replicas: number } }[] }>('get', 'rs', '-l', 'app=seed');
     expect(rsBefore.items).toHaveLength(1);
@@ -127,6 +137,12 @@ describe('the seed experiment: replicas -100 written to etcd directly', () => {
     expect(await runningPods('seed')).toBe(2);
     expect(controllers.exitCode).toBeNull();
     expect(controllers.signalCode).toBeNull();
+    // Who tried: the deployment controller as its own service account (kubeadm's
+    // --use-service-account-credentials under RBAC), and the audit log recorded each refusal.
+    const audit = readFileSync(api.layout.auditLogFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditEvent);
+    const refusals = audit.filter((e) => e.objectRef?.resource === 'replicasets' && e.verb === 'update' && e.responseStatus?.code === 422);
+    expect(refusals.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(refusals.map((e) => e.user?.username))).toEqual(new Set(['system:serviceaccount:kube-system:deployment-controller']));
 
     // Still working: a valid change through the API server converges, and a new deployment reaches Running.
     await kubectl('scale', 'deploy', 'seed', '--replicas=3');

@@ -51,10 +51,21 @@ export function apiServerTestProgram(): Program {
   return { command: process.execPath, args: [CLI_JS, 'apiserver'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
+/**
+ * The API server runs as `pilothouse up` runs it, except that — with no
+ * controller manager making each namespace's `default` ServiceAccount — the
+ * ServiceAccount admission plugin is off, as in kube's own API server
+ * integration tests; unless the test chooses admission plugins itself.
+ */
+function withTestAdmission(extraFlags: string[]): string[] {
+  if (extraFlags.some((f) => /^--(enable-admission-plugins|disable-admission-plugins|admission-control)\b/.test(f))) return extraFlags;
+  return ['--disable-admission-plugins=ServiceAccount', ...extraFlags];
+}
+
 export async function startTestApiServer(portBase: number, extraFlags: string[] = []): Promise<TestApiServer> {
   const tc = await startTestCluster('pilothouse', portBase, 90_000, { tls: true });
   const layout = apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
-  const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout, extraFlags), layout.logFile);
+  const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout, withTestAdmission(extraFlags)), layout.logFile);
   live.push(proc);
   const home = join(tc.dir, 'home');
   mkdirSync(home, { recursive: true });
