@@ -161,6 +161,16 @@ describe('registry index', () => {
         'apps/deployments:deploy',
         'apps/replicasets:rs',
         'coordination.k8s.io/leases:',
+        'core/limitranges:limits',
+        'core/resourcequotas:quota',
+        'rbac.authorization.k8s.io/clusterrolebindings:',
+        'rbac.authorization.k8s.io/clusterroles:',
+        'rbac.authorization.k8s.io/rolebindings:',
+        'rbac.authorization.k8s.io/roles:',
+        'admissionregistration.k8s.io/mutatingwebhookconfigurations:',
+        'admissionregistration.k8s.io/validatingwebhookconfigurations:',
+        'admissionregistration.k8s.io/validatingadmissionpolicies:',
+        'admissionregistration.k8s.io/validatingadmissionpolicybindings:',
       ].sort(),
     );
     expect(findResource('', 'v1', 'services')?.storagePrefix).toBe('services/specs');
