@@ -51,6 +51,7 @@ function dispatchDeps(env: ServerEnv): DispatchDeps {
       def?.strategy.defaults(obj);
     },
     log: (line) => env.log(line),
+    authorize: (a) => env.authorize(a),
   };
 }
 

@@ -6,6 +6,7 @@
 
 import { forbidden, internalError, StatusError } from '../../api/status';
 import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { ServerEnv } from '../../server/serverEnv';
 import { CallError, postReview, unexpectedStatusText, type ServiceLookup } from './client';
 import { CallingWebhookError, dryRunUnsupported } from './errors';
 import type { Webhook } from './hooks';
@@ -19,6 +20,8 @@ export interface DispatchDeps {
   /** Scheme defaults of the request's resource, re-applied after a patch (kube's ObjectDefaulter). */
   defaults(attrs: AdmissionAttributes, obj: NonNullable<AdmissionAttributes['object']>): void;
   log(line: string): void;
+  /** The server's authorizer chain, for matchConditions that use `authorizer`. */
+  authorize?: ServerEnv['authorize'];
 }
 
 /** ShouldCallHook: true to call; false to skip; throws a StatusError to refuse the request. */
@@ -39,7 +42,7 @@ export async function shouldCallHook(hook: Webhook, attrs: AdmissionAttributes, 
   if (!anyRuleMatches(hook, attrs)) return false;
   if (nsErr !== undefined) throw nsErr;
   if (hook.matchConditions.length > 0) {
-    const r = evaluateMatchConditions(hook.matchConditions, attrs, hook.failurePolicy);
+    const r = await evaluateMatchConditions(hook.matchConditions, attrs, hook.failurePolicy, deps.authorize);
     if ('error' in r) {
       deps.log(`admission: failed evaluating match conditions, failing closed ${hook.name}: ${r.error}`);
       throw forbidden({ group: attrs.group, resource: attrs.resource }, attrs.name, new CallingWebhookError(hook.name, r.error).message);

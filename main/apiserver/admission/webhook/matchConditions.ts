@@ -4,11 +4,14 @@
 // failurePolicy Ignore the webhook is skipped, with Fail the request is
 // refused (403 `<resource> "<name>" is forbidden: failed calling webhook
 // "<hook>": expression '<expr>' resulted in error: <why>`); all true → called.
-// Variables: object, oldObject, request (and authorizer, declared but not
-// bound here). Programs are compiled once per expression and cached.
+// Variables: object, oldObject, request and authorizer (kube's authz
+// library: `authorizer.group('').resource('pods').check('delete').allowed()`;
+// checks are answered by the server's authorizer chain between evaluation
+// rounds). Programs are compiled once per expression and cached.
 
-import { CelActivation, admissionRequest, compileExpression, evaluationErrorMessage, type CelProgram } from '../../cel/index';
+import { AUTHZ_ROUNDS, CelActivation, admissionRequest, authorizerValue, compileExpression, evaluationErrorMessage, newAuthzContext, resolvePendingChecks, type CelProgram } from '../../cel/index';
 import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { ServerEnv } from '../../server/serverEnv';
 import type { MatchCondition } from './hooks';
 
 const VARIABLES = ['object', 'oldObject', 'request', 'authorizer'] as const;
@@ -35,10 +38,34 @@ export function compileMatchCondition(expression: string): string | undefined {
 
 export type MatchConditionResult = { matches: true } | { matches: false; failedCondition?: string } | { matches: false; error: string };
 
-/** Evaluates the conditions against the request; `failurePolicy` decides what errors mean. */
-export function evaluateMatchConditions(conditions: MatchCondition[], attrs: AdmissionAttributes, failurePolicy: 'Fail' | 'Ignore'): MatchConditionResult {
+/**
+ * Evaluates the conditions against the request; `failurePolicy` decides what
+ * errors mean. Without `authorize`, authorizer checks evaluate with no
+ * decision known (as if the chain had no opinion).
+ */
+export async function evaluateMatchConditions(
+  conditions: MatchCondition[],
+  attrs: AdmissionAttributes,
+  failurePolicy: 'Fail' | 'Ignore',
+  authorize?: ServerEnv['authorize'],
+): Promise<MatchConditionResult> {
   if (conditions.length === 0) return { matches: true };
-  const activation = new CelActivation({ object: attrs.object ?? null, oldObject: attrs.oldObject ?? null, request: admissionRequest(attrs) });
+  const authz = newAuthzContext(attrs.user);
+  const az = authorizerValue(authz, { group: attrs.group, version: attrs.version, resource: attrs.resource, subresource: attrs.subresource, namespace: attrs.namespace, name: attrs.name });
+  try {
+    // Expressions are pure: each round takes the same path with more decisions known.
+    for (let round = 1; ; round++) {
+      const result = evaluateOnce(conditions, attrs, failurePolicy, az.value);
+      if (!authorize || authz.pending.size === 0 || round >= AUTHZ_ROUNDS) return result;
+      await resolvePendingChecks(authz, authorize);
+    }
+  } finally {
+    az.release();
+  }
+}
+
+function evaluateOnce(conditions: MatchCondition[], attrs: AdmissionAttributes, failurePolicy: 'Fail' | 'Ignore', authorizer: Map<string, unknown>): MatchConditionResult {
+  const activation = new CelActivation({ object: attrs.object ?? null, oldObject: attrs.oldObject ?? null, request: admissionRequest(attrs), authorizer });
   const errors: string[] = [];
   for (const cond of conditions) {
     const c = compiled(cond.expression);

@@ -294,6 +294,18 @@ describe('which webhooks are called', () => {
     });
   });
 
+  it('matchConditions may ask the authorizer chain (authorizer library)', async () => {
+    // jane may delete pods in default, nobody else may.
+    const authDeps: DispatchDeps = {
+      ...deps,
+      authorize: async (a) => ({ decision: a.user.username === 'jane' && a.verb === 'delete' && a.resource === 'pods' && a.namespace === 'default' ? 'allow' : 'noOpinion' }),
+    };
+    const expr = "authorizer.group('').resource('pods').namespace('default').check('delete').allowed()";
+    const h = hooks('validating', [{ name: 'probe.example.com', clientConfig: { url: `https://127.0.0.1:${closedPort}/validate`, caBundle }, matchConditions: [{ name: 'can-delete', expression: expr }] }]);
+    expect((await statusOf(dispatchValidating(h, podAttrs(), authDeps)))?.code).toBe(500);
+    expect(await statusOf(dispatchValidating(h, podAttrs(undefined, { user: { username: 'bob', groups: [] } }), authDeps))).toBeUndefined();
+  });
+
   it('a namespace that does not exist answers 404 when the selector needs its labels', async () => {
     const h = hooks('validating', [{ name: 'probe.example.com', namespaceSelector: { matchLabels: { env: 'dev' } } }]);
     const got = await statusOf(dispatchValidating(h, podAttrs(undefined, { namespace: 'ghost' }), deps));
