@@ -49,6 +49,22 @@ function whoami(out: string): Record<string, string> {
   return rows;
 }
 
+/**
+ * The harness gives the three members 30 s; on a box running many suites at
+ * once they sometimes need longer. A start that failed is reaped and tried
+ * again on the same ports (three attempts at most).
+ */
+async function startWithRetries(flags: string[]): Promise<TestApiServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTestApiServer(PORT_BASE, flags);
+    } catch (err) {
+      await reapApiServers();
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
 beforeAll(async () => {
   // The key pair and token file live in a scratch dir of this file's own, removed in afterAll.
   const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -60,7 +76,7 @@ beforeAll(async () => {
   writeFileSync(key, String(pair.privateKey.export({ type: 'pkcs1', format: 'pem' })), { mode: 0o600 });
   writeFileSync(tokens, 'secret-jane,jane,uid-jane,"devs,ops"\nsecret-bob,bob,uid-bob\n', { mode: 0o600 });
   kid = createHash('sha256').update(pair.publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
-  api = await startTestApiServer(PORT_BASE, [
+  api = await startWithRetries([
     `--token-auth-file=${tokens}`,
     `--service-account-key-file=${pub}`,
     `--service-account-signing-key-file=${key}`,
@@ -95,7 +111,7 @@ beforeAll(async () => {
   );
   const sa = await api.kubectl(['create', 'serviceaccount', 'default']);
   if (sa.code !== 0 && !sa.stderr.includes('AlreadyExists')) throw new Error(sa.stderr);
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await reapApiServers();
