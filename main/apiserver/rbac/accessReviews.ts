@@ -52,14 +52,14 @@ function validateAttributes(spec: Rec): FieldError[] {
   const hasR = rec(spec.resourceAttributes) !== undefined;
   const hasN = rec(spec.nonResourceAttributes) !== undefined;
   if (hasR && hasN) errs.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', badValue: new GoLiteral(goStruct(spec.nonResourceAttributes)), detail: 'cannot be specified in combination with resourceAttributes' });
-  if (!hasR && !hasN) errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes', badValue: new GoLiteral('null'), detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
+  if (!hasR && !hasN) errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes', badValue: 'null', detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
   return errs;
 }
 
-/** Go's %v of a pointer to a small struct, close enough for an error text: &{/foo get}. */
+/** How field.Invalid prints a non-nil *NonResourceAttributes (dereferenced, then %#v of kube's internal type). */
 function goStruct(v: unknown): string {
   const r = rec(v) ?? {};
-  return `&{${str(r.path)} ${str(r.verb)}}`;
+  return `authorization.NonResourceAttributes{Path:${JSON.stringify(str(r.path))}, Verb:${JSON.stringify(str(r.verb))}}`;
 }
 
 async function decide(deps: ReviewDeps, obj: KObject, attrs: AuthorizationAttributes): Promise<KObject> {
