@@ -31,6 +31,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Record<string, string> = {
   nodelifecycle: 'node-controller',
   resourcequota: 'resourcequota-controller',
   clusterroleaggregation: 'clusterrole-aggregation-controller',
+  rootcacertpublisher: 'root-ca-cert-publisher',
 };
 
 export function serviceAccountFor(controller: string): string {

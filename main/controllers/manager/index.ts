@@ -14,6 +14,7 @@ import { startEndpointsController } from './endpoints/controller';
 import { startGarbageCollector } from './gc/controller';
 import { startNamespaceController } from './namespace/controller';
 import { startReplicaSetController } from './replicaset/controller';
+import { startRootCaPublisher } from './rootca/controller';
 import { startResourceQuotaController } from './resourceQuota';
 import { startServiceAccountController } from './serviceaccount/controller';
 
@@ -26,6 +27,7 @@ export const MANAGER_CONTROLLERS = {
   endpoints: startEndpointsController,
   resourcequota: startResourceQuotaController,
   clusterroleaggregation: startClusterRoleAggregationController,
+  rootcacertpublisher: startRootCaPublisher,
 } as const;
 
 export type ManagerControllerName = keyof typeof MANAGER_CONTROLLERS;

@@ -1,9 +1,10 @@
 // The controller manager's other controllers through kubectl on a real
-// control plane: a default ServiceAccount in every new namespace, Endpoints
+// control plane: a default ServiceAccount and kube-root-ca.crt in every new namespace, Endpoints
 // following a Service's ready pods, and namespace deletion (the API server
 // keeps a Terminating namespace until the namespace controller has emptied
 // it and PUT namespaces/<n>/finalize).
 
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapApiServers } from '../harness/apiserver';
 import { eventually, startManagerControlPlane, type ManagerControlPlane } from './managerControlPlane';
@@ -33,6 +34,20 @@ describe('controller manager', () => {
     await cp.kubectl('delete', 'serviceaccount', 'default', '-n', 'team-a');
     await eventually(async () => (await cp.api.kubectl(['get', 'serviceaccount', 'default', '-n', 'team-a'])).code === 0, 15_000, 'default ServiceAccount recreated');
   }, 40_000);
+
+  it('every namespace gets kube-root-ca.crt holding the cluster CA; an edited or deleted one is put back', async () => {
+    await cp.kubectl('create', 'namespace', 'team-ca');
+    const ca = readFileSync(cp.api.layout.pki.ca.cert, 'utf8');
+    const caOf = async (): Promise<string | undefined> => {
+      const r = await cp.api.kubectl(['get', 'configmap', 'kube-root-ca.crt', '-n', 'team-ca', '-o', 'json']);
+      return r.code === 0 ? (JSON.parse(r.stdout) as { data?: Record<string, string> }).data?.['ca.crt'] : undefined;
+    };
+    await eventually(async () => (await caOf()) === ca, 15_000, 'kube-root-ca.crt');
+    await cp.kubectl('patch', 'configmap', 'kube-root-ca.crt', '-n', 'team-ca', '--type=merge', '-p', '{"data":{"ca.crt":"tampered"}}');
+    await eventually(async () => (await caOf()) === ca, 15_000, 'kube-root-ca.crt restored');
+    await cp.kubectl('delete', 'configmap', 'kube-root-ca.crt', '-n', 'team-ca');
+    await eventually(async () => (await caOf()) === ca, 15_000, 'kube-root-ca.crt recreated');
+  }, 60_000);
 
   it('kubectl delete ns waits while the namespace is Terminating; creates in it are refused; the controller empties and finalizes it', async () => {
     await cp.kubectl('create', 'namespace', 'doomed');
