@@ -16,6 +16,7 @@ import { checkExpression, staticTypeOf, type FunctionTable } from './check';
 import { formatIssues } from './issues';
 import { AUTHORIZER_TYPE, RESOURCE_CHECK, authzLibrary, authzSignatures } from './authz';
 import { kubernetesLibrary } from './library';
+import { quantityLibrary, quantitySignatures } from './quantity';
 import { ADMISSION_REQUEST, DYN, NAMESPACE, objectOf, typeString, type CelStaticType } from './types';
 import { toCel, type ConversionStats } from './values';
 
@@ -143,7 +144,7 @@ const ALL_VARIABLES = {
 
 const planningEnv = celEnv({
   variables: Object.fromEntries(Object.keys(ALL_VARIABLES).map((k) => [k, CelScalar.DYN])),
-  funcs: [...strings, ...kubernetesLibrary, ...authzLibrary],
+  funcs: [...strings, ...kubernetesLibrary, ...authzLibrary, ...quantityLibrary],
 });
 
 const functionTable: FunctionTable = (() => {
@@ -154,7 +155,7 @@ const functionTable: FunctionTable = (() => {
     table.set(f.name, list);
   }
   // The authorizer library's values are maps to the evaluator; the checker knows their kube types.
-  for (const [name, overloads] of authzSignatures) table.set(name, overloads);
+  for (const [name, overloads] of [...authzSignatures, ...quantitySignatures]) table.set(name, overloads);
   return table;
 })();
 

@@ -6,8 +6,8 @@
 //   lists: <list>.isSorted(), .sum(), .min(), .max(), .indexOf(x), .lastIndexOf(x)
 //   regex: <string>.find(re), .findAll(re), .findAll(re, n); matches(s, re)
 //   strings: <string>.reverse()
-//   authorizer: ./authz.ts
-// Not present: quantity(), url(), ip()/cidr(), format.named.
+//   authorizer: ./authz.ts; quantity(), isQuantity(): ./quantity.ts
+// Not present: url(), ip()/cidr(), format.named.
 
 import { CelScalar, celFunc, celMethod, isCelList, isCelUint, listType, type CelFunc, type CelList, type CelValue } from '@bufbuild/cel';
 

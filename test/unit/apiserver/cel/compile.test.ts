@@ -34,6 +34,10 @@ const evalCases: { name: string; expr: string; want: unknown }[] = [
   { name: 'string extension', expr: "object.metadata.name.upperAscii() + '-' + string(object.spec.replicas)", want: 'WEB-6' },
   { name: 'oldObject is null on create', expr: 'oldObject == null', want: true },
   { name: 'lists library', expr: '[3, 1, 2].max() == 3 && [1, 2, 3].isSorted() && [1, 2, 3].sum() == 6', want: true },
+  { name: 'quantity comparison', expr: "quantity('500m').isLessThan(quantity('1')) && quantity('1Gi').compareTo(quantity('1024Mi')) == 0", want: true },
+  { name: 'quantity equality is by value', expr: "quantity('1') == quantity('1000m')", want: true },
+  { name: 'quantity arithmetic', expr: "quantity('1500m').add(quantity('500m')).asInteger()", want: 2 },
+  { name: 'isQuantity', expr: "isQuantity('10Mi') && !isQuantity('ten')", want: true },
   { name: 'regex find', expr: "'abc-123'.find('[0-9]+')", want: '123' },
 ];
 
@@ -106,6 +110,11 @@ const compileErrors: { name: string; expr: string; vars?: CelVariableName[]; ret
     expr: "authorizer.group('apps').check('get').allowed()",
     vars: ['authorizer'],
     want: "compilation failed: ERROR: <input>:1:31: found no matching overload for 'check' applied to 'kubernetes.authorization.GroupCheck.(string)'\n | authorizer.group('apps').check('get').allowed()\n | ..............................^",
+  },
+  {
+    name: 'quantity methods are typed',
+    expr: "quantity('1').isLessThan(1)",
+    want: "compilation failed: ERROR: <input>:1:25: found no matching overload for 'isLessThan' applied to 'kubernetes.Quantity.(int)'\n | quantity('1').isLessThan(1)\n | ........................^",
   },
   { name: 'undefined composition variable', expr: 'variables.nope', want: "compilation failed: ERROR: <input>:1:10: undefined field 'nope'\n | variables.nope\n | .........^" },
 ];
