@@ -18,7 +18,7 @@ export interface AuthorizationState {
   policy?: PolicyCache;
 }
 
-/** Extra authorizer modes registered by sibling modules (Node) so this file stays the one place that orders them. */
+/** Modes implemented outside this directory (Node), built here so this file stays the one place that orders the chain. */
 export type ModeFactory = (env: ServerEnv, state: AuthorizationState) => RuleResolvingAuthorizer;
 
 export function buildAuthorization(env: ServerEnv, modes: AuthorizationMode[], extra: Partial<Record<AuthorizationMode, ModeFactory>> = {}): AuthorizationState {
@@ -39,8 +39,8 @@ export function buildAuthorization(env: ServerEnv, modes: AuthorizationMode[], e
 }
 
 /**
- * Fills cfg.plugins for the given modes. `more` adds plugin pieces that need
- * the shared state (escalation checks, bootstrap hook), kept in their own modules.
+ * The chain and the access reviews for the given modes; stateOf gives the
+ * per-env shared state to the pieces added beside them (escalation checks).
  */
 export function authorizationPlugins(
   modes: AuthorizationMode[],
