@@ -15,7 +15,7 @@ import { decodeObject } from './decodeObject';
 import { recordManagedFields } from './managedFields';
 import { fillSystemFields, generateNameFrom, reconcileNamespace, resourceVersionOnCreate } from './objectMeta';
 import { negotiateOutput } from './outputFormat';
-import { readable, writeOutput } from './read';
+import { readable, rememberItemJson, writeOutput } from './read';
 import { keyFor, strategyContext, type ResourceScope } from './scope';
 import { interpretStorageError } from './storageErrors';
 import { parseWriteOptions } from './writeOptions';
@@ -30,6 +30,7 @@ export async function createObject(ctx: RequestContext, scope: ResourceScope): P
   reconcileNamespace(scope, obj, ctx.info.namespace);
   const created = await createDecoded(ctx, scope, obj, opts.dryRun, opts.fieldManager, 'Update');
   writeOutput(ctx, scope, output, 201, [created], {}, false);
+  if (!opts.dryRun) rememberItemJson(scope, created);
 }
 
 /** The create lifecycle for an already decoded object (also used by PUT/apply that create). */

@@ -57,12 +57,40 @@ export async function listObjects(ctx: RequestContext, scope: ResourceScope): Pr
 const itemJsonCache = new WeakMap<object, WeakMap<KObject, Buffer>>();
 const COMMA = Buffer.from(',');
 
+// A create's response is the stored revision decoded and defaulted — exactly
+// what a later list shows for it — so its item JSON is kept here by
+// `namespace/name@resourceVersion` until the watch cache's copy of that
+// revision is first listed (kube's cachingObject shares one serialization the
+// same way). Without it the first list after a burst of writes serializes
+// every new object (10,000 pods: over a second). Bounded; oldest dropped first.
+const pendingItemJson = new WeakMap<object, Map<string, Buffer>>();
+const PENDING_MAX = 10_000;
+
+function revisionKey(obj: KObject): string | undefined {
+  const rv = obj.metadata?.resourceVersion;
+  return rv ? `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}@${rv}` : undefined;
+}
+
+/** After a write: `out` (readable(), as sent to the client) is what lists will show for its stored revision. */
+export function rememberItemJson(scope: ResourceScope, out: KObject): void {
+  const key = revisionKey(out);
+  if (key === undefined) return;
+  let pending = pendingItemJson.get(scope.def);
+  if (!pending) pendingItemJson.set(scope.def, (pending = new Map()));
+  if (pending.size >= PENDING_MAX) pending.delete(pending.keys().next().value!);
+  pending.set(key, Buffer.from(JSON.stringify(stripTypeMeta(out))));
+}
+
 function itemJson(scope: ResourceScope, obj: KObject): Buffer {
   let perDef = itemJsonCache.get(scope.def);
   if (!perDef) itemJsonCache.set(scope.def, (perDef = new WeakMap()));
   let json = perDef.get(obj);
   if (json === undefined) {
-    json = Buffer.from(JSON.stringify(stripTypeMeta(readable(scope, structuredClone(obj)))));
+    const pending = pendingItemJson.get(scope.def);
+    const key = pending && pending.size > 0 ? revisionKey(obj) : undefined;
+    json = key !== undefined ? pending!.get(key) : undefined;
+    if (json !== undefined) pending!.delete(key!);
+    else json = Buffer.from(JSON.stringify(stripTypeMeta(readable(scope, structuredClone(obj)))));
     perDef.set(obj, json);
   }
   return json;

@@ -125,6 +125,31 @@ describe('REST semantics', () => {
     expect(page2.items.map((i) => i.metadata.name)).toEqual(['l2', 'l3']);
   }, 60_000);
 
+  it('list items are exactly the objects a GET from etcd returns: after creates (item JSON shared with the create response), an update and a dryRun', async () => {
+    const ns = '/api/v1/namespaces/default/pods';
+    const created: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await req('POST', ns, { ...pod(`same${i}`), metadata: { name: `same${i}`, labels: { set: 'same' } } });
+      expect(r.status).toBe(201);
+      created.push(r.body);
+    }
+    expect((await req('POST', `${ns}?dryRun=All`, { ...pod('same-dry'), metadata: { name: 'same-dry', labels: { set: 'same' } } })).status).toBe(201);
+    const live = JSON.parse(created[1]!) as Record<string, unknown> & { metadata: Record<string, unknown> };
+    live.metadata.labels = { set: 'same', changed: 'yes' };
+    expect((await req('PUT', `${ns}/same1`, live)).status).toBe(200);
+    const withoutType = (text: string) => {
+      const { kind: _k, apiVersion: _a, ...rest } = JSON.parse(text) as Record<string, unknown>;
+      return JSON.stringify(rest);
+    };
+    for (const q of ['', '&resourceVersion=0']) {
+      const list = await req('GET', `${ns}?labelSelector=set%3Dsame${q}`);
+      const items = (JSON.parse(list.body) as { items: unknown[] }).items.map((o) => JSON.stringify(o));
+      const gets = await Promise.all(['same0', 'same1', 'same2', 'same3'].map(async (n) => withoutType((await req('GET', `${ns}/${n}`)).body)));
+      expect(items).toEqual(gets);
+    }
+    expect(withoutType(created[0]!)).toBe(JSON.stringify((JSON.parse((await req('GET', `${ns}?labelSelector=set%3Dsame`)).body) as { items: unknown[] }).items[0]));
+  }, 60_000);
+
   it('Tables (includeObject) and PartialObjectMetadata', async () => {
     const table = await req('GET', '/api/v1/namespaces/default/configmaps?labelSelector=tier%3Dodd', undefined, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
     expect(table.headers['content-type']).toBe('application/json;as=Table;v=v1;g=meta.k8s.io');
