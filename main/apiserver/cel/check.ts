@@ -52,6 +52,8 @@ export interface CheckResult {
   nodeCount: number;
 }
 
+const TYPE_NAMES = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
+
 /** Operators the evaluator implements itself rather than as functions. */
 const BUILTIN_OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false', 'not_strictly_false']);
 
@@ -150,6 +152,8 @@ export function checkExpression(
           usedVariables.add(k.value.name);
           return t;
         }
+        // Type names are identifiers too: type(x) == int.
+        if (TYPE_NAMES.has(k.value.name)) return TYPE;
         issues.push({ offset: at(e), message: `undeclared reference to '${k.value.name}' (in container '')` });
         return DYN;
       }

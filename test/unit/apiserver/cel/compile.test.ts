@@ -38,6 +38,7 @@ const evalCases: { name: string; expr: string; want: unknown }[] = [
   { name: 'quantity equality is by value', expr: "quantity('1') == quantity('1000m')", want: true },
   { name: 'quantity arithmetic', expr: "quantity('1500m').add(quantity('500m')).asInteger()", want: 2 },
   { name: 'isQuantity', expr: "isQuantity('10Mi') && !isQuantity('ten')", want: true },
+  { name: 'type identifiers', expr: "type(object.spec.replicas) == int && type(object.metadata.name) == string", want: true },
   { name: 'regex find', expr: "'abc-123'.find('[0-9]+')", want: '123' },
 ];
 
