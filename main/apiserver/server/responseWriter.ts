@@ -2,8 +2,11 @@
 // json.Encoder writes it) or YAML (keys sorted, as sigs.k8s.io/yaml writes
 // it), `Cache-Control: no-cache, private`, the request's Audit-Id, and the
 // warnings collected during the request as `Warning: 299 - "..."` headers.
-// Errors are metav1.Status bodies with their HTTP code.
+// Errors are metav1.Status bodies with their HTTP code. Bodies over 128 KiB
+// go out gzipped (level 1) when the client's Accept-Encoding names gzip, as
+// kube's deferredResponseWriter does (APIResponseCompression, on by default).
 
+import { gzip } from 'node:zlib';
 import { stringify as toYaml } from 'yaml';
 import { internalError, StatusError, type Status } from '../api/status';
 import type { RequestContext } from './context';
@@ -36,9 +39,32 @@ export function writeObject(ctx: RequestContext, code: number, obj: unknown, ser
   ctx.trace.respond(code, isStatus(obj) ? obj : undefined);
 }
 
+/** kube's defaultGzipThresholdBytes and defaultGzipContentEncodingLevel. */
+const GZIP_THRESHOLD_BYTES = 128 * 1024;
+const GZIP_LEVEL = 1;
+
+/** negotiateContentEncoding: a comma-separated token that is exactly "gzip" (q-values are not read). */
+export function wantsGzip(acceptEncoding: string | string[] | undefined): boolean {
+  const header = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
+  return header ? header.split(',').some((token) => token.trim() === 'gzip') : false;
+}
+
 export function writeRaw(ctx: RequestContext, code: number, contentType: string, body: string | Buffer, extra: Record<string, string> = {}): void {
   if (ctx.res.headersSent) {
     ctx.res.end();
+    return;
+  }
+  const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  if (ctx.req.method !== 'HEAD' && size > GZIP_THRESHOLD_BYTES && wantsGzip(ctx.req.headers['accept-encoding'])) {
+    // Headers now (so nothing else writes a response meanwhile), the body once
+    // zlib's thread pool has compressed it: a 20 MB list does not block the loop.
+    ctx.res.writeHead(code, { ...commonHeaders(ctx, contentType), ...extra, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
+    gzip(body, { level: GZIP_LEVEL }, (err, compressed) => {
+      // Compressing a buffer in memory only fails on exhaustion; the client then sees the connection end.
+      if (err) ctx.res.destroy(err);
+      else ctx.res.end(compressed);
+    });
+    ctx.trace.respond(code);
     return;
   }
   ctx.res.writeHead(code, { ...commonHeaders(ctx, contentType), ...extra });
