@@ -90,8 +90,8 @@ describe('ResourceQuota', () => {
     const obj = rq({ hard: { pods: '2' } }, { hard: { pods: '2' }, used: { pods: '1' } });
     await resourcequotas.strategy.prepareForCreate(obj, ctx);
     expect(obj.status).toBeUndefined();
-    const old = { ...rq({ hard: { pods: '2' }, scopes: ['NotTerminating'] }, { hard: { pods: '2' }, used: { pods: '1' } }), metadata: { ...obj.metadata } };
-    const upd = { ...rq({ hard: { pods: '3' }, scopes: ['NotTerminating'] }, { used: { pods: '0' } }), metadata: { ...obj.metadata } };
+    const old: KObject = { ...rq({ hard: { pods: '2' }, scopes: ['NotTerminating'] }, { hard: { pods: '2' }, used: { pods: '1' } }), metadata: { ...obj.metadata } };
+    const upd: KObject = { ...rq({ hard: { pods: '3' }, scopes: ['NotTerminating'] }, { used: { pods: '0' } }), metadata: { ...obj.metadata } };
     await resourcequotas.strategy.prepareForUpdate(upd, old, ctx);
     expect(upd.status).toEqual(old.status);
     expect(resourcequotas.strategy.validateUpdate(upd, old, ctx)).toEqual([]);
@@ -104,8 +104,8 @@ describe('ResourceQuota', () => {
   it('status writes keep spec and need a resourceVersion', async () => {
     const ctx = testContext();
     const s = resourcequotas.statusStrategy!;
-    const old = { ...rq({ hard: { pods: '2' } }), metadata: { name: 'q', namespace: 'default', resourceVersion: '5', uid: 'u' } };
-    const upd = { ...rq({ hard: { pods: '9' } }, { hard: { pods: '2' }, used: { pods: '1' } }), metadata: { name: 'q', namespace: 'default', uid: 'u' } };
+    const old: KObject = { ...rq({ hard: { pods: '2' } }), metadata: { name: 'q', namespace: 'default', resourceVersion: '5', uid: 'u' } };
+    const upd: KObject = { ...rq({ hard: { pods: '9' } }, { hard: { pods: '2' }, used: { pods: '1' } }), metadata: { name: 'q', namespace: 'default', uid: 'u' } };
     await s.prepareForUpdate(upd, old, ctx);
     expect(upd.spec).toEqual({ hard: { pods: '2' } });
     expect(s.validateUpdate(upd, old, ctx).map((e) => `${e.field}: ${e.type}`)).toEqual(['resourceVersion: FieldValueRequired']);
