@@ -43,12 +43,21 @@ export function namespaceLifecycle(services: Pick<RestServices, 'etcdPrefix' | '
       if (a.operation !== 'CREATE' || !a.namespace || (a.group === '' && a.resource === 'namespaces')) return;
       // Access reviews are answered for any namespace, existing or not.
       if (a.group === 'authorization.k8s.io' || a.group === 'authentication.k8s.io') return;
+      // As kube's plugin: the namespace from the cache (resourceVersion 0, no etcd round trip);
+      // only when the cache does not have it, a live (consistent) lookup — it may be brand new.
+      const storage = services.storageFor('namespaces');
+      const key = `${services.etcdPrefix}/namespaces/${a.namespace}`;
       let ns: KObject;
       try {
-        ns = await services.storageFor('namespaces').get(`${services.etcdPrefix}/namespaces/${a.namespace}`);
+        ns = await storage.get(key, { resourceVersion: '0' });
       } catch (err) {
-        if (err instanceof StorageError && err.code === 'KeyNotFound') throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
-        throw err;
+        if (!(err instanceof StorageError && err.code === 'KeyNotFound')) throw err;
+        try {
+          ns = await storage.get(key);
+        } catch (live) {
+          if (live instanceof StorageError && live.code === 'KeyNotFound') throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
+          throw live;
+        }
       }
       if (phaseOf(ns) !== 'Terminating') return;
       const name = a.name || a.object?.metadata?.name || '';
