@@ -132,7 +132,7 @@ describe('refused writes', () => {
     expect(warn.headers.warning).toBe('299 - "unknown field \\"spec.foo\\""');
   }, 30_000);
 
-  it('404, 405, 415 and 401 bodies', async () => {
+  it('404, 405, 415, 401 and anonymous 403 bodies', async () => {
     const nf = await apiRequest(api.layout, 'GET', '/api/v1/namespaces/default/pods/missing');
     expect(nf.status).toBe(404);
     expect(nf.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'pods "missing" not found', reason: 'NotFound', details: { name: 'missing', kind: 'pods' }, code: 404 });
@@ -144,9 +144,22 @@ describe('refused writes', () => {
     expect(media.json().reason).toBe('UnsupportedMediaType');
     const method = await apiRequest(api.layout, 'PUT', '/apis/apps/v1/namespaces/default/deployments', '{}');
     expect(method.status).toBe(405);
+    // A bad credential is 401; no credential at all is system:anonymous, whom RBAC refuses (403), as kube-apiserver.
+    const bad = await apiRequest(api.layout, 'GET', '/api/v1/namespaces', undefined, { Authorization: 'Bearer not-a-token' }, true);
+    expect(bad.status).toBe(401);
+    expect(bad.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
     const anon = await apiRequest(api.layout, 'GET', '/api/v1/namespaces', undefined, {}, true);
-    expect(anon.status).toBe(401);
-    expect(anon.json()).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    expect(anon.status).toBe(403);
+    expect(anon.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+      reason: 'Forbidden',
+      details: { kind: 'namespaces' },
+      code: 403,
+    });
   }, 30_000);
 });
 

@@ -204,7 +204,7 @@ describe('REST semantics', () => {
     const list = (await req('GET', '/debug/pilothouse/traces')).json() as { items: { path: string; code: number; reason?: string; user?: { username: string }; stages: { stage: string; verdict: string }[]; verb: string }[] };
     const t = list.items.find((x) => x.path === '/api/v1/namespaces/default/configmaps/missing-for-trace')!;
     expect(t).toMatchObject({ verb: 'get', code: 404, reason: 'NotFound', user: { username: 'admin' } });
-    expect(t.stages.map((s) => `${s.stage}:${s.verdict}`)).toEqual(['authentication:allow', 'authorization:allow', 'storage:error']);
+    expect(t.stages.map((s) => `${s.stage}:${s.verdict}`)).toEqual(['authentication:allow', 'audit:ok', 'authorization:allow', 'storage:error']);
   }, 30_000);
 
   it('request traces stream as NDJSON with ?watch=true: the buffer first, then each finished request', async () => {

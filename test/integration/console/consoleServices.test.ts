@@ -188,7 +188,7 @@ describe('console services on an embedded control plane', () => {
     expect(r.ok).toBe(true);
     expect(r.command).toMatch(new RegExp(`^kill -TERM ${before}; ELECTRON_RUN_AS_NODE=1 \\S+ \\S+/cli\\.js apiserver --etcd-servers=https://127\\.0\\.0\\.1:${PORT_BASE},`));
     notePids();
-    await until('API server ready again', async () => (await h().overview()).summary.endsWith('API server ready') && svc.supervisor.process('apiserver').state === 'running', 60_000);
+    await until('API server ready again', async () => (await h().overview()).summary.includes('API server ready') && svc.supervisor.process('apiserver').state === 'running', 60_000);
     expect((await kubectl(['get', 'ns', 'default', '-o', 'name'])).stdout.trim()).toBe('namespace/default');
     expect(await h().componentAction({ component: 'scheduler', action: 'stop' })).toEqual({ ok: false, message: 'no component scheduler', command: '' });
   }, 120_000);

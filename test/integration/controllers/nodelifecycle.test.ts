@@ -78,7 +78,9 @@ function pinnedPod(name: string, tolerations = ''): string {
 }
 
 beforeAll(async () => {
-  api = await startTestApiServer(29220);
+  // DefaultTolerationSeconds would give every pod 300 s of not-ready/unreachable tolerance;
+  // these pods state their own tolerations (or none) to show each eviction rule.
+  api = await startTestApiServer(29220, ['--disable-admission-plugins=ServiceAccount,DefaultTolerationSeconds']);
   clients = await clientsFromFile(api.layout.kubeconfig, 'pilothouse-test');
   await startControllerManager(context('kube-controller-manager'));
   await startNodeLifecycleController(context('kube-controller-manager'));
