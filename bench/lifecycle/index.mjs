@@ -90,7 +90,12 @@ async function createNamespace(kube, name) {
 /** Removes every pod of the namespace at once (grace 0), and waits for them to be gone. */
 async function clearPods(kube, namespace) {
   await kube.call('DELETE', `/api/v1/namespaces/${namespace}/pods?gracePeriodSeconds=0`);
-  await until(`pods in ${namespace} to be gone`, 120_000, async () => (JSON.parse((await kube.call('GET', `/api/v1/namespaces/${namespace}/pods?limit=1`)).body).items ?? []).length === 0);
+  // Bounded; a slow cleanup is reported, not fatal: the phase's figures are already taken.
+  try {
+    await until(`pods in ${namespace} to be gone`, 600_000, async () => (JSON.parse((await kube.call('GET', `/api/v1/namespaces/${namespace}/pods?limit=1`)).body).items ?? []).length === 0);
+  } catch (err) {
+    process.stdout.write(`bench: ${err.message}; going on\n`);
+  }
 }
 
 async function startupPhase(kube, rate, seconds) {
