@@ -9,8 +9,7 @@ import { existsSync, statSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest, type TestApiServer } from '../harness/apiserver';
-import { startPatientApiServer, stopAll } from './auditEncryptionServer';
+import { apiRequest, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
 
 const PORT_BASE = 30720;
 
@@ -83,7 +82,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'a2-audit-'));
   logPath = join(dir, 'audit.log');
   writeFileSync(join(dir, 'policy.yaml'), policy);
-  api = await startPatientApiServer(PORT_BASE, [
+  api = await startTestApiServer(PORT_BASE, [
     `--audit-policy-file=${join(dir, 'policy.yaml')}`,
     `--audit-log-path=${logPath}`,
     '--audit-log-maxsize=1',
@@ -93,7 +92,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await stopAll();
+  await reapApiServers();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApiServer } from '../harness/apiserver';
-import { startPatientApiServer, stopAll } from './auditEncryptionServer';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
 
 const PORT_BASE = 30700;
 const key = (n: number) => Buffer.alloc(32, n).toString('base64');
@@ -46,11 +45,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'a2-encryption-'));
   configFile = join(dir, 'encryption.yaml');
   writeFileSync(configFile, config([{ name: 'key1', n: 1 }]));
-  api = await startPatientApiServer(PORT_BASE, [`--encryption-provider-config=${configFile}`]);
+  api = await startTestApiServer(PORT_BASE, [`--encryption-provider-config=${configFile}`]);
 }, 240_000);
 
 afterAll(async () => {
-  await stopAll();
+  await reapApiServers();
   rmSync(dir, { recursive: true, force: true });
 });
 
