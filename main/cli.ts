@@ -1,31 +1,35 @@
 // `pilothouse`: every Pilothouse program behind one command, each started
 // with the flags its real counterpart takes (see DESIGN.md §1).
 //
+// Each subcommand's code is imported only when that subcommand runs: a
+// member (`pilothouse etcd`) must not pay for the Kubernetes client, CEL and
+// the API server at start, since `up` and the console start three at once and
+// the cluster is healthy only once they all are. The full program (every
+// command, for --help and --version) is built only when no known subcommand
+// is named.
+//
 // `pilothouse etcd` hands its arguments straight to the etcd flag parser:
 // etcd's flags follow Go's rules (`-name m1`, `--name=m1`), which commander
 // would reinterpret, so commander only lists it in the help.
 
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
-import { runEtcdCommand } from './common/cli/etcdCommand';
-import { registerSnapshotCommand } from './common/cli/snapshotCommand';
-import { controllersProgram, runUpCommand, selfProgram } from './common/cli/upCommand';
-import { registerApiServerCommand } from './common/cli/apiserverCommand';
-import { registerControllersCommand } from './common/cli/controllersCommand';
-import { registerExampleWebhookCommand } from './common/cli/exampleWebhookCommand';
-import { apiServerProgram } from './common/cli/apiserverLayout';
+import { Command } from 'commander';
 import { PILOTHOUSE_VERSION } from './common/cli/version';
-import { registerWebCommand } from './web/webCommand';
 
-function intOption(name: string, min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer in ${min}..${max}`);
-    return n;
-  };
-}
+type SetExitCode = (code: number) => void;
+type Register = (program: Command, setExitCode: SetExitCode, cliPath: string) => void;
 
-function buildProgram(setExitCode: (code: number) => void): Command {
+/** The commander subcommands, each loading its module on demand. */
+const SUBCOMMANDS: Record<string, () => Promise<Register>> = {
+  up: async () => (await import('./common/cli/upCommand')).registerUpCommand,
+  snapshot: async () => (await import('./common/cli/snapshotCommand')).registerSnapshotCommand,
+  apiserver: async () => (await import('./common/cli/apiserverCommand')).registerApiServerCommand,
+  controllers: async () => (await import('./common/cli/controllersCommand')).registerControllersCommand,
+  'example-webhook': async () => (await import('./common/cli/exampleWebhookCommand')).registerExampleWebhookCommand,
+  web: async () => (await import('./web/webCommand')).registerWebCommand,
+};
+
+async function buildProgram(names: string[], setExitCode: SetExitCode): Promise<Command> {
   const program = new Command('pilothouse')
     .description('Pilothouse: an etcd-compatible Raft cluster and its operations console')
     .version(PILOTHOUSE_VERSION);
@@ -37,33 +41,20 @@ function buildProgram(setExitCode: (code: number) => void): Command {
     .allowUnknownOption()
     .allowExcessArguments();
 
-  program
-    .command('up')
-    .description('run a local cluster of members, the API server and the controllers (scheduler, controller manager, 3 simulated nodes) until Ctrl-C (clients on port-base+0,+2,+4, peers on +1,+3,+5, API server https on port-base+2n; DIR/kubeconfig)')
-    .requiredOption('--data-dir <dir>', 'cluster directory: m1/, m2/, m3/, logs/, etcdctl.env')
-    .option('--members <n>', 'number of members', intOption('--members', 1, 49), 3)
-    .option('--port-base <port>', 'first port; members use [port-base, port-base+2n-1], the API server port-base+2n', intOption('--port-base', 1024, 65000), 2379)
-    .option('--nodes <n>', 'simulated nodes the controllers run', intOption('--nodes', 0, 5000), 3)
-    .option('--no-controllers', 'start the members and the API server only (no scheduler, controller manager or nodes)')
-    .action(async (opts: { dataDir: string; members: number; portBase: number; nodes: number; controllers: boolean }) => {
-      const cliPath = fileURLToPath(import.meta.url);
-      const { controllers, ...up } = opts;
-      setExitCode(await runUpCommand(up, selfProgram(cliPath), apiServerProgram(cliPath), controllers ? controllersProgram(cliPath) : undefined));
-    });
-
-  registerSnapshotCommand(program, setExitCode);
-  registerApiServerCommand(program, setExitCode);
-  registerControllersCommand(program, setExitCode);
-  registerExampleWebhookCommand(program, setExitCode);
-  registerWebCommand(program, setExitCode, fileURLToPath(import.meta.url));
-
+  // In the build the subcommand modules sit in shared chunks, so their own
+  // import.meta.url is not the entry script the children must run.
+  const cliPath = fileURLToPath(import.meta.url);
+  const registers = await Promise.all(names.map((name) => SUBCOMMANDS[name]!()));
+  for (const register of registers) register(program, setExitCode, cliPath);
   return program;
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'etcd') return runEtcdCommand(argv.slice(1));
+  if (argv[0] === 'etcd') return (await import('./common/cli/etcdCommand')).runEtcdCommand(argv.slice(1));
+  const named = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? [argv[0]] : Object.keys(SUBCOMMANDS);
   let code = 0;
-  await buildProgram((c) => (code = c)).parseAsync(argv, { from: 'user' });
+  const program = await buildProgram(named, (c) => (code = c));
+  await program.parseAsync(argv, { from: 'user' });
   return code;
 }
 

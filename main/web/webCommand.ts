@@ -7,7 +7,8 @@
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { intOption } from '../common/cli/intOption';
 import type { BridgeHandlers, EventSink } from '../../preload/contract';
 import { createConsoleServices } from '../console/consoleServices';
 import { BridgeSockets } from './bridgeSockets';
@@ -115,14 +116,6 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
   return 0;
 }
 
-function portOption(name: string, min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < min || n > 65535) throw new InvalidArgumentError(`${name} must be an integer in ${min}..65535`);
-    return n;
-  };
-}
-
 /**
  * Adds `pilothouse web` to the program. `cliPath` is the `pilothouse` entry
  * script itself (cli.ts computes it: in the build this module sits in a shared
@@ -133,8 +126,8 @@ export function registerWebCommand(program: Command, setExitCode: (code: number)
     .command('web')
     .description('the console in a browser: serves it on 127.0.0.1 with an access token and runs the embedded control plane')
     .option('--data-dir <dir>', 'cluster and console directory', join(homedir(), '.pilothouse'))
-    .option('--port <port>', 'console port on 127.0.0.1 (0: any free port)', portOption('--port', 0), DEFAULT_WEB_PORT)
-    .option('--port-base <port>', "the control plane's first port, as for `pilothouse up`", portOption('--port-base', 1024), 2379)
+    .option('--port <port>', 'console port on 127.0.0.1 (0: any free port)', intOption('--port', 0, 65535), DEFAULT_WEB_PORT)
+    .option('--port-base <port>', "the control plane's first port, as for `pilothouse up`", intOption('--port-base', 1024, 65535), 2379)
     .option('--no-open', 'do not open a browser')
     .action(async (opts: WebCommandOptions) => {
       setExitCode(await runWebCommand(opts, { cliPath, createServices: (o) => createConsoleServices(o) }));

@@ -3,7 +3,7 @@
 // `--etcd-servers ...`). Prints one ready line once it serves; SIGTERM or
 // SIGINT stops it gracefully (open watches end, storage closes) and it exits 0.
 
-import { Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { startApiServer, type ApiServerConfig } from '../../apiserver/apiserver';
 import { allResources } from '../../apiserver/registry/index';
 import { bootstrapObjects } from '../../apiserver/registry/bootstrap';
@@ -12,6 +12,7 @@ import { PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE } from '../../apiserver/storage/co
 import type { OpenApiSource } from '../../apiserver/discovery/discoveryHandler';
 import type { ResourceDef } from '../../apiserver/registry/resourceDef';
 import { apiServerOptionGroups } from '../../apiserver/options/index';
+import { intOption } from './intOption';
 
 export interface ApiServerFlags {
   etcdServers: string;
@@ -31,14 +32,6 @@ export interface ApiServerFlags {
   defaultWatchCacheSize: number;
   eventTtl: string;
   traceBufferSize: number;
-}
-
-function intFlag(name: string, min: number, max: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!/^\d+$/.test(v) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer in ${min}..${max}`);
-    return n;
-  };
 }
 
 /** --watch-cache-sizes: "resource[.group]#size,..." (kube's format). */
@@ -77,16 +70,16 @@ export function registerApiServerCommand(program: Command, setExitCode: (code: n
     .option('--etcd-prefix <prefix>', 'prefix of every key in etcd', '/registry')
     .option('--storage-media-type <type>', `how objects are stored: ${PROTOBUF_MEDIA_TYPE} or ${JSON_MEDIA_TYPE}`, PROTOBUF_MEDIA_TYPE)
     .option('--bind-address <ip>', 'address of the secure port', '127.0.0.1')
-    .option('--secure-port <port>', 'HTTPS port', intFlag('--secure-port', 0, 65535), 6443)
+    .option('--secure-port <port>', 'HTTPS port', intOption('--secure-port', 0, 65535), 6443)
     .requiredOption('--tls-cert-file <file>', 'serving certificate')
     .requiredOption('--tls-private-key-file <file>', 'serving key')
     .option('--client-ca-file <file>', 'CA that authenticates client certificates (CN = user, O = groups)')
     .option('--service-cluster-ip-range <cidr>', 'range of Service cluster IPs', '10.96.0.0/12')
     .option('--service-node-port-range <range>', 'range of NodePorts', '30000-32767')
     .option('--watch-cache-sizes <list>', 'per-resource watch cache sizes: resource[.group]#size,...')
-    .option('--default-watch-cache-size <n>', 'events each watch cache keeps (not adaptive here)', intFlag('--default-watch-cache-size', 1, 10_000_000), 10_000)
+    .option('--default-watch-cache-size <n>', 'events each watch cache keeps (not adaptive here)', intOption('--default-watch-cache-size', 1, 10_000_000), 10_000)
     .option('--event-ttl <duration>', 'how long events are kept', '1h')
-    .option('--trace-buffer-size <n>', 'request traces kept for /debug/pilothouse/traces', intFlag('--trace-buffer-size', 1, 1_000_000), 1000);
+    .option('--trace-buffer-size <n>', 'request traces kept for /debug/pilothouse/traces', intOption('--trace-buffer-size', 1, 1_000_000), 1000);
   for (const group of apiServerOptionGroups) group.register(cmd);
   cmd.action(async (flags: ApiServerFlags) => {
     setExitCode(await runApiServerCommand(flags));

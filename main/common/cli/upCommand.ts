@@ -12,10 +12,12 @@
 // with its own identity issued under DIR; log DIR/logs/controllers.log).
 
 import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { LocalCluster } from '../../console/localCluster';
 import { MemberProcess, type Program } from '../../console/memberProcess';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../../controllers/client/context';
-import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig } from './apiserverLayout';
+import { apiServerFlags, apiServerLayout, apiServerProgram, waitApiServerReady, writeKubeconfig } from './apiserverLayout';
+import { intOption } from './intOption';
 
 export interface UpOptions {
   dataDir: string;
@@ -141,4 +143,20 @@ export async function runUpCommand(opts: UpOptions, program: Program, apiServer?
   await stop();
   process.stdout.write('pilothouse: stopped\n');
   return 0;
+}
+
+/** Adds `pilothouse up` to the program; cliPath is the `pilothouse` entry script the children run. */
+export function registerUpCommand(program: Command, setExitCode: (code: number) => void, cliPath: string): void {
+  program
+    .command('up')
+    .description('run a local cluster of members, the API server and the controllers (scheduler, controller manager, 3 simulated nodes) until Ctrl-C (clients on port-base+0,+2,+4, peers on +1,+3,+5, API server https on port-base+2n; DIR/kubeconfig)')
+    .requiredOption('--data-dir <dir>', 'cluster directory: m1/, m2/, m3/, logs/, etcdctl.env')
+    .option('--members <n>', 'number of members', intOption('--members', 1, 49), 3)
+    .option('--port-base <port>', 'first port; members use [port-base, port-base+2n-1], the API server port-base+2n', intOption('--port-base', 1024, 65000), 2379)
+    .option('--nodes <n>', 'simulated nodes the controllers run', intOption('--nodes', 0, 5000), 3)
+    .option('--no-controllers', 'start the members and the API server only (no scheduler, controller manager or nodes)')
+    .action(async (opts: { dataDir: string; members: number; portBase: number; nodes: number; controllers: boolean }) => {
+      const { controllers, ...up } = opts;
+      setExitCode(await runUpCommand(up, selfProgram(cliPath), apiServerProgram(cliPath), controllers ? controllersProgram(cliPath) : undefined));
+    });
 }
