@@ -74,7 +74,8 @@ export interface ListResult {
 
 /** How an informer reaches the server; a fake one drives the unit tests. */
 export interface ListerWatcher {
-  list(): Promise<ListResult>;
+  /** A full list; signal aborts it (the informer is stopping), rejecting with the abort error. */
+  list(signal?: AbortSignal): Promise<ListResult>;
   /** Watch from resourceVersion; resolves with the error that ended it (ApiError 410 when too old), undefined when it just closed. */
   watch(resourceVersion: string, onEvent: (e: WatchEvent) => void, signal: AbortSignal): Promise<Error | undefined>;
 }
@@ -92,12 +93,15 @@ export function restListerWatcher(rest: RestClient, resource: ResourceRef, opts:
   const path = collectionPath(resource, opts.namespace);
   const sel: Query = { fieldSelector: opts.fieldSelector, labelSelector: opts.labelSelector };
   return {
-    async list() {
+    async list(signal) {
       const items: KubeObject[] = [];
       let cont: string | undefined;
       let rv = '';
       for (let page = 0; page < 100_000; page++) {
-        const res = await rest.get<{ items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } }>(path, { ...sel, limit: opts.pageSize ?? 500, continue: cont });
+        const res = await rest.request<{ items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } }>('GET', path, {
+          query: { ...sel, limit: opts.pageSize ?? 500, continue: cont },
+          signal,
+        });
         const kind = resource.kind;
         const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
         for (const it of res.items ?? []) items.push({ apiVersion, kind, ...it });
@@ -207,11 +211,13 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
         if (signal.aborted) break;
         if (needList) {
           try {
-            const res = await this.lw.list();
+            // Abortable: a list stuck on a server that never answers must not keep stopped() from resolving.
+            const res = await this.lw.list(signal);
             this.listCount++;
             this.replace(res.items as T[], res.resourceVersion);
             needList = false;
           } catch (e) {
+            if (signal.aborted) break;
             this.opts.onError?.(e as Error);
             backoff = nextBackoff(backoff);
             continue;

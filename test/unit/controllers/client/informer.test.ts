@@ -164,4 +164,27 @@ describe('SharedIndexInformer', () => {
     ctl.abort();
     await done;
   });
+
+  it('stops while its list is still waiting for the server: the list is aborted and run() returns', async () => {
+    let listSignal: AbortSignal | undefined;
+    const lw: ListerWatcher = {
+      // A server that accepted the request and never answers.
+      list: (signal) =>
+        new Promise<ListResult>((_, reject) => {
+          listSignal = signal;
+          signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        }),
+      watch: async () => undefined,
+    };
+    const errors: Error[] = [];
+    const inf = new SharedIndexInformer(lw, { clock: new FakeClock(), onError: (e) => errors.push(e) });
+    const ctl = new AbortController();
+    const done = inf.run(ctl.signal);
+    await settle(() => listSignal !== undefined);
+    expect(listSignal).toBe(ctl.signal);
+    ctl.abort();
+    await done;
+    expect(inf.hasSynced()).toBe(false);
+    expect(errors).toEqual([]); // stopping is not a list failure
+  });
 });
