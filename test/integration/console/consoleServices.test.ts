@@ -41,6 +41,17 @@ async function until<T>(what: string, probe: () => T | undefined | false | Promi
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** promise, or an error naming `what` once ms pass (so a hang says which step hung). */
+async function within<T>(what: string, ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -97,7 +108,8 @@ beforeAll(async () => {
 }, 150_000);
 
 afterAll(async () => {
-  await svc?.dispose();
+  // Bounded, so the processes below are reaped even if dispose hangs.
+  await within('dispose in afterAll', 30_000, svc?.dispose() ?? Promise.resolve()).catch((e: unknown) => console.error(String(e)));
   for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
@@ -143,9 +155,17 @@ describe('console services on an embedded control plane', () => {
     );
     expect(ctl.code).toBe(0);
     const rows = parseJsonWithBigIds(ctl.stdout) as { Endpoint: string; Status: { header: { member_id: string }; leader: string; raftTerm: number; dbSize?: number; version: string } }[];
-    expect(rows.map((r) => ({ endpoint: r.Endpoint, id: BigInt(r.Status.header.member_id).toString(16).padStart(16, '0'), leader: BigInt(r.Status.leader).toString(16).padStart(16, '0'), term: String(r.Status.raftTerm), db: r.Status.dbSize ?? 0, version: r.Status.version }))).toEqual(
-      members.map((m) => ({ endpoint: m.endpoint, id: m.id, leader: m.leader, term: m.raftTerm, db: m.dbSize, version: m.version })),
+    expect(rows.map((r) => ({ endpoint: r.Endpoint, id: BigInt(r.Status.header.member_id).toString(16).padStart(16, '0'), leader: BigInt(r.Status.leader).toString(16).padStart(16, '0'), term: String(r.Status.raftTerm), version: r.Status.version }))).toEqual(
+      members.map((m) => ({ endpoint: m.endpoint, id: m.id, leader: m.leader, term: m.raftTerm, version: m.version })),
     );
+    // The API server and controllers keep writing, so the database may grow
+    // between the two probes; its size only grows until a defragment, so
+    // etcdctl's figure lies between ours before and ours after.
+    const after = await h().members();
+    rows.forEach((r, i) => {
+      expect(r.Status.dbSize, r.Endpoint).toBeGreaterThanOrEqual(members[i]!.dbSize);
+      expect(r.Status.dbSize, r.Endpoint).toBeLessThanOrEqual(after[i]!.dbSize);
+    });
   });
 
   it('captures every member\'s output as log lines, searchable, also in DIR/logs', async () => {
@@ -385,7 +405,7 @@ describe('console services on an embedded control plane', () => {
   });
 
   it('a restarted console resumes the same cluster (PKI and data kept) and keeps the leader timeline', async () => {
-    const timelineBefore = await h().leaderTimeline();
+    const timelineBefore = await within('leader timeline before the restart', 30_000, h().leaderTimeline());
     svc = createConsoleServices({ dataDir: dir, portBase: PORT_BASE, cliPath: CLI_JS, runtime: 'web', events: new Sink(), startTimeoutMs: 120_000 });
     const t0 = Date.now();
     await svc.start();
@@ -396,11 +416,11 @@ describe('console services on an embedded control plane', () => {
     expect((await h().leaderTimeline()).slice(0, timelineBefore.length)).toEqual(timelineBefore);
     const c = etcdClient();
     try {
-      expect(await c.getAll().prefix('/snap/').count()).toBe(20);
+      expect(await within('count of /snap/ keys', 30_000, c.getAll().prefix('/snap/').count())).toBe(20);
     } finally {
       c.close();
     }
-    await svc.dispose();
+    await within('dispose of the restarted console', 60_000, svc.dispose());
     for (const pid of pids) expect(alive(pid)).toBe(false);
   }, 180_000);
 });
