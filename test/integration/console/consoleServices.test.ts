@@ -42,7 +42,7 @@ async function until<T>(what: string, probe: () => T | undefined | false | Promi
 }
 
 /** promise, or an error naming `what` once ms pass (so a hang says which step hung). */
-async function within<T>(what: string, ms: number, promise: Promise<T>): Promise<T> {
+async function within<T>(what: string, ms: number, promise: T | Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)));
   try {
