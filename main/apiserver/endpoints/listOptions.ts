@@ -86,8 +86,20 @@ export function parseListOptions(def: ResourceDef, q: URLSearchParams): ParsedLi
   return opts;
 }
 
+// An object's selectable fields, per definition and object: the watch cache
+// hands every watcher the same stored objects (immutable, replaced on each
+// change), so ten kubelets selecting spec.nodeName compute a pod's fields once.
+const fieldsCache = new WeakMap<object, WeakMap<KObject, Record<string, string>>>();
+
 export function fieldsOf(def: ResourceDef, o: KObject): Record<string, string> {
-  const f: Record<string, string> = { 'metadata.name': o.metadata.name ?? '' };
-  if (def.namespaced) f['metadata.namespace'] = o.metadata.namespace ?? '';
-  return { ...f, ...def.selectableFields(o) };
+  let perDef = fieldsCache.get(def);
+  if (!perDef) fieldsCache.set(def, (perDef = new WeakMap()));
+  let fields = perDef.get(o);
+  if (fields === undefined) {
+    const f: Record<string, string> = { 'metadata.name': o.metadata.name ?? '' };
+    if (def.namespaced) f['metadata.namespace'] = o.metadata.namespace ?? '';
+    fields = { ...f, ...def.selectableFields(o) };
+    perDef.set(o, fields);
+  }
+  return fields;
 }

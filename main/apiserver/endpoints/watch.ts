@@ -26,6 +26,24 @@ export function watchTimeoutMs(requested: number | undefined, random: () => numb
   return Math.floor(MIN_REQUEST_TIMEOUT_S * (1 + random())) * 1000;
 }
 
+// An event object's JSON as watchers see it (type meta and defaults set),
+// per resource definition and stored object. Stored objects are immutable
+// and replaced on every change, so an entry is valid for as long as the
+// object lives; the first watcher to send it pays for a copy and one
+// stringify, the others reuse the text (kube's cachingObject).
+const objectJson = new WeakMap<object, WeakMap<KObject, string>>();
+
+function sharedObjectJson(scope: ResourceScope, stored: KObject): string {
+  let perDef = objectJson.get(scope.def);
+  if (!perDef) objectJson.set(scope.def, (perDef = new WeakMap()));
+  let json = perDef.get(stored);
+  if (json === undefined) {
+    json = JSON.stringify(readable(scope, structuredClone(stored)));
+    perDef.set(stored, json);
+  }
+  return json;
+}
+
 export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts: ParsedListOptions): Promise<void> {
   const output = negotiateOutput(ctx.req.headers.accept, true);
   const includeObject = output.kind === 'table' ? parseIncludeObject(ctx.url.searchParams.get('includeObject')) : 'Metadata';
@@ -55,11 +73,18 @@ export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts
     if (output.kind === 'partial') return { type: ev.type, object: partialObjectMetadata(obj, output.version) };
     return { type: ev.type, object: obj };
   };
+  // Plain JSON (every informer): the cache's own objects, serialized once
+  // per object however many watchers get it. Tables and metadata-only views
+  // are built per watcher from a copy the storage makes.
+  const shared = output.kind === 'object' && output.serialization === 'json';
   const send = (ev: WatchEvent): void => {
     if (ended) return;
     let line: string;
     try {
-      line = JSON.stringify(transform(ev));
+      line =
+        shared && ev.type !== 'ERROR' && ev.type !== 'BOOKMARK'
+          ? `{"type":${JSON.stringify(ev.type)},"object":${sharedObjectJson(scope, ev.object as KObject)}}`
+          : JSON.stringify(transform(ev));
     } catch (err) {
       line = JSON.stringify({ type: 'ERROR', object: toStatus(interpretStorageError(err, scope.qr, '', 'watch')) });
     }
@@ -76,6 +101,7 @@ export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts
         allowWatchBookmarks: opts.allowWatchBookmarks,
         predicate: opts.predicate,
         bookmarkType: { apiVersion: scope.apiVersion, kind: scope.def.kind },
+        shareObjects: shared,
       },
       send,
     );

@@ -23,6 +23,8 @@ export interface CacheWatcherOptions {
   bookmarkIntervalMs: number;
   /** When the REST layer will end the watch (ms since epoch); the last bookmark goes 2 s before. */
   deadline?: number;
+  /** The sink never changes what it gets (WatchOptions.shareObjects): hand it the cache's objects. */
+  shareObjects?: boolean;
   now: () => number;
 }
 
@@ -122,8 +124,8 @@ export class CacheWatcher implements Watcher {
       const fromInitial = this.initialAt < this.initial.length;
       const next = fromInitial ? this.initial[this.initialAt] : this.queue[0];
       if (!next) break;
-      // Consumers may change what they get; the cache's objects stay intact.
-      if (this.sink(next.type === 'BOOKMARK' ? next : cloneEvent(next)) === false) {
+      // Consumers may change what they get (unless they promised not to); the cache's objects stay intact.
+      if (this.sink(next.type === 'BOOKMARK' || this.opts.shareObjects ? next : cloneEvent(next)) === false) {
         this.retry = setTimeout(() => this.flush(), RETRY_MS);
         return;
       }

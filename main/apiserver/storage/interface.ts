@@ -99,6 +99,12 @@ export interface WatchOptions {
   bookmarkType?: { apiVersion: string; kind: string };
   /** The watch's timeout as the REST layer enforces it; the watch cache sends a last bookmark 2 s before. */
   timeoutSeconds?: number;
+  /**
+   * Events carry the watch cache's own objects instead of copies (as
+   * ListOptions.shareItems does for lists): the sink promises never to change
+   * them. Watch fan-out then copies nothing per watcher.
+   */
+  shareObjects?: boolean;
 }
 
 /** A running watch. Events go to the sink in order; an ERROR event is the last one. */

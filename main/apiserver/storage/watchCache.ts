@@ -345,6 +345,7 @@ export class WatchCache implements Storage {
         bookmarkIntervalMs: this.bookmarkInterval,
         deadline: opts.timeoutSeconds ? this.now() + opts.timeoutSeconds * 1000 : undefined,
         now: this.now,
+        shareObjects: opts.shareObjects,
       },
       (x) => this.watchers.delete(x),
     );
