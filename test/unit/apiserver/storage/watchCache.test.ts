@@ -116,6 +116,22 @@ describe('watch cache (scripted etcd)', () => {
     await cache.close();
   });
 
+  it('shareObjects watchers get the stored objects themselves; other watchers get copies', async () => {
+    const { s, cache } = await started();
+    const shared: WatchEvent[] = [];
+    const copied: WatchEvent[] = [];
+    const w1 = cache.watch(P, { resourceVersion: '10', shareObjects: true }, (e) => void shared.push(e));
+    const w2 = cache.watch(P, { resourceVersion: '10' }, (e) => void copied.push(e));
+    s.put('b');
+    expect(shared).toHaveLength(1);
+    expect(shared[0]!.object).toBe(s.objects.get(`${P}b`));
+    expect(copied[0]!.object).not.toBe(s.objects.get(`${P}b`));
+    expect(copied[0]!.object).toEqual(shared[0]!.object);
+    w1.stop();
+    w2.stop();
+    await cache.close();
+  });
+
   it('without a progress notification the consistent list falls back to etcd; get RV N times out as TooLarge', async () => {
     const { s, cache } = await started({ blockTimeoutMs: 100 });
     s.rev = 15n;
