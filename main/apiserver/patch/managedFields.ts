@@ -136,10 +136,11 @@ export function ignoredSet(paths: string[][] | undefined): FieldSet {
   return FieldSet.fromPaths((paths ?? []).map((p) => p.map(fieldElement)));
 }
 
-/** The object without metadata.managedFields, as a JSON value (RemoveObjectManagedFields). */
-export function withoutManagedFields(obj: KObject | undefined): JsonObject {
+/** The object without metadata.managedFields (and without the top-level fields in `skip`), as a JSON value (RemoveObjectManagedFields). */
+export function withoutManagedFields(obj: KObject | undefined, skip: readonly string[] = []): JsonObject {
   if (!obj) return {};
-  const copy = JSON.parse(JSON.stringify(obj)) as JsonObject;
+  const source = skip.length > 0 ? Object.fromEntries(Object.entries(obj).filter(([k]) => !skip.includes(k))) : obj;
+  const copy = JSON.parse(JSON.stringify(source)) as JsonObject;
   if (isObject(copy.metadata)) delete copy.metadata.managedFields;
   return copy;
 }
@@ -169,8 +170,12 @@ export function updateManagedFields(o: UpdateManagedFieldsOptions): ManagedField
 
   const t = rootType(o.message);
   const ignored = ignoredSet(o.ignoredPaths);
-  const before = normalizeTyped(withoutManagedFields(o.live), t);
-  const after = normalizeTyped(withoutManagedFields(o.updated), t);
+  // Whole top-level fields this write cannot own (spec for a status write,
+  // status for a write of the main resource) are left out of the comparison:
+  // recursiveDifference(ignored) below drops everything under them anyway.
+  const skipped = (o.ignoredPaths ?? []).filter((p) => p.length === 1).map((p) => p[0]!);
+  const before = normalizeTyped(withoutManagedFields(o.live, skipped), t);
+  const after = normalizeTyped(withoutManagedFields(o.updated, skipped), t);
   const c = compareValues(before as JsonValue, after as JsonValue, t);
   const changed = c.modified.union(c.added).recursiveDifference(ignored);
   const removed = c.removed.recursiveDifference(ignored);

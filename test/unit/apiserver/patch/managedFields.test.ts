@@ -96,6 +96,17 @@ describe('updateManagedFields', () => {
     expect(update(live, next, 'x', { ignoredPaths: [['status']] })).toEqual(live.metadata.managedFields);
     expect(update(live, next, 'x')!.map((e) => e.manager)).toEqual(['kubectl-create', 'x']);
   });
+
+  it('a status write owns only what it changed in status, and takes nothing of spec from others', () => {
+    const live = stored();
+    const next = structuredClone(live);
+    next.status = { replicas: 1 };
+    next.spec.replicas = 9; // the status strategy would reset this; it must not be owned either way
+    delete next.spec.strategy; // nor may a removal under spec take fields from kubectl-create
+    const mf = update(live, next, 'kubelet', { subresource: 'status', ignoredPaths: [['spec']] })!;
+    expect(mf.find((e) => e.manager === 'kubectl-create')).toEqual(live.metadata.managedFields[0]);
+    expect(mf.find((e) => e.manager === 'kubelet')!.fieldsV1).toEqual({ 'f:status': { 'f:replicas': {} } }); // status existed ({}): only the new field
+  });
 });
 
 describe('the Update-entry cap', () => {
