@@ -13,7 +13,7 @@
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
-import { kubeClient, startUp } from './kube.mjs';
+import { kubeClient, startUp, stopUp } from './kube.mjs';
 import { chainLatency, defaultServiceAccount, preparePipeline } from './chainLatency.mjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -193,11 +193,7 @@ export async function run() {
     process.stdout.write(`bench: watch delivery to ${WATCHERS} watchers: ${results.watch.delivered}/${results.watch.expected} p50 ${fmt(results.watch.p50Ms, 1)} p99 ${fmt(results.watch.p99Ms, 1)} ms\n`);
     kube.agent.destroy();
   } finally {
-    up.child.kill('SIGTERM');
-    await new Promise((r) => {
-      const t = setTimeout(() => (up.child.kill('SIGKILL'), r()), 15_000);
-      up.child.once('exit', () => (clearTimeout(t), r()));
-    });
+    await stopUp(up, 15_000);
     rmSync(dir, { recursive: true, force: true });
   }
 

@@ -37,6 +37,15 @@ export function startUp(dir, portBase, extra = []) {
   return { child, ready, output: () => out };
 }
 
+/** SIGTERM to `up` (it stops its children in order), SIGKILL after graceMs; resolves once it has exited. */
+export function stopUp(up, graceMs) {
+  up.child.kill('SIGTERM');
+  return new Promise((r) => {
+    const t = setTimeout(() => (up.child.kill('SIGKILL'), r()), graceMs);
+    up.child.once('exit', () => (clearTimeout(t), r()));
+  });
+}
+
 /** A keep-alive HTTPS client with DIR/kubeconfig's admin identity: call(method, path, body) → {code, body}. */
 export function kubeClient(dir, maxSockets) {
   const kc = parse(readFileSync(join(dir, 'kubeconfig'), 'utf8'));

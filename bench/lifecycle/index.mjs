@@ -19,7 +19,7 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fmt, machine, percentile, writeResults } from '../etcd/common.mjs';
-import { kubeClient, startUp } from '../apiserver/kube.mjs';
+import { kubeClient, startUp, stopUp } from '../apiserver/kube.mjs';
 
 const PORT_BASE = 27800; // members 27800–27805, API server 27806
 const NODES = 10;
@@ -242,11 +242,7 @@ export async function run() {
     results.steady = await steadyState(kube, controlPlanePids(up.output()), steadySeconds);
     kube.agent.destroy();
   } finally {
-    up.child.kill('SIGTERM');
-    await new Promise((r) => {
-      const t = setTimeout(() => (up.child.kill('SIGKILL'), r()), 30_000);
-      up.child.once('exit', () => (clearTimeout(t), r()));
-    });
+    await stopUp(up, 30_000);
     rmSync(dir, { recursive: true, force: true });
   }
   const md = [
