@@ -170,7 +170,7 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
   const cacheCheck: HealthCheck = {
     name: 'informer-sync',
     check: async () => {
-      for (const c of caches.values()) if (!c.isReady) throw new Error(`${c.prefix} not synced`);
+      for (const c of caches.values()) if (!c.settled) throw new Error(`${c.prefix} not synced`);
     },
   };
   const auditSinks = (plugins.auditSinks ?? []).map((f) => f(env));

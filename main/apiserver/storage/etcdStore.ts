@@ -16,9 +16,11 @@
 // with anything but the current write key is stale, and an update then
 // writes even when the encoded object is unchanged (so `kubectl replace`
 // re-encrypts). A value it cannot read is kube's error: a get answers 500
-// with the transformer's message, a paged list `unable to transform key ...`;
-// the watch cache's full list and etcd watch events skip it with a log line
-// (one undecryptable object must not keep the server from starting).
+// with the transformer's message, a list `unable to transform key ...`
+// (UnreadableValueError). The watch cache's full list fails the same way, and
+// the cache stays not ready and retries, as kube's cacher does (watchCache.ts);
+// a change event carrying such a value is reported to the raw watch's
+// onUnreadable, or, for a direct etcd watch, skipped with a log line.
 
 import type { KObject } from '../api/object';
 import { badRequest } from '../api/status';
@@ -61,6 +63,15 @@ export interface RawWatchHandlers {
   onProgress(revision: bigint): void;
   onCompacted(compactRevision: bigint): void;
   onError(err: Error): void;
+  /** A put whose value cannot be read (already logged); without this handler it is skipped. */
+  onUnreadable?(err: UnreadableValueError): void;
+}
+
+/** kube's `unable to transform key "<key>": <cause>` (an internal error, 500). */
+export class UnreadableValueError extends Error {
+  constructor(readonly key: string, cause: Error) {
+    super(`unable to transform key ${JSON.stringify(key)}: ${cause.message}`);
+  }
 }
 
 export class EtcdStore implements Storage {
@@ -96,13 +107,22 @@ export class EtcdStore implements Storage {
     return this.transformer ? this.transformer.toStorage(data, fullKey) : data;
   }
 
-  /** decode, or undefined (and a log line) when the value cannot be read. */
-  private decodeOrSkip(kv: KeyValue, rv = kv.modRevision): KObject | undefined {
+  /** decode, or UnreadableValueError when the value cannot be read. */
+  private decodeOrThrow(kv: KeyValue, rv = kv.modRevision): KObject {
     try {
       return this.decode(kv, rv);
     } catch (err) {
-      this.log(`apiserver: unable to transform key ${JSON.stringify(kv.key.toString('utf8'))}: ${(err as Error).message}`);
-      return undefined;
+      throw new UnreadableValueError(kv.key.toString('utf8'), err as Error);
+    }
+  }
+
+  /** decode, or the error (logged) when the value cannot be read. */
+  private decodeOrError(kv: KeyValue, rv = kv.modRevision): KObject | UnreadableValueError {
+    try {
+      return this.decodeOrThrow(kv, rv);
+    } catch (err) {
+      this.log(`apiserver: ${(err as Error).message}`);
+      return err as UnreadableValueError;
     }
   }
 
@@ -185,12 +205,7 @@ export class EtcdStore implements Storage {
           break;
         }
         lastKey = kv.key;
-        let obj: KObject;
-        try {
-          obj = this.decode(kv);
-        } catch (err) {
-          throw new Error(`unable to transform key ${JSON.stringify(kv.key.toString('utf8'))}: ${(err as Error).message}`);
-        }
+        const obj = this.decodeOrThrow(kv);
         if (!opts.predicate || opts.predicate(obj)) items.push(obj);
       }
       if (returnedRV === 0n) returnedRV = res.revision;
@@ -224,8 +239,9 @@ export class EtcdStore implements Storage {
       const res = await this.client.range({ key: start, rangeEnd: end, limit: pageSize, revision });
       if (revision === 0n) revision = res.revision;
       for (const kv of res.kvs) {
-        const obj = this.decodeOrSkip(kv);
-        if (obj) entries.push({ key: kv.key.toString('utf8').slice(this.pathPrefix.length), obj });
+        const obj = this.decodeOrError(kv);
+        if (obj instanceof UnreadableValueError) throw obj;
+        entries.push({ key: kv.key.toString('utf8').slice(this.pathPrefix.length), obj });
       }
       if (!res.more || res.kvs.length === 0) break;
       start = Buffer.concat([res.kvs[res.kvs.length - 1].key, Buffer.from([0])]);
@@ -289,7 +305,7 @@ export class EtcdStore implements Storage {
       this.client,
       { key: k, rangeEnd: prefix.endsWith('/') ? prefixEnd(k) : undefined, startRevision: from, prevKv: true, progressNotify: true },
       {
-        onEvents: (events) => h.onEvents(events.map((e) => this.objectEvent(e)).filter((e): e is ObjectEvent => e !== undefined)),
+        onEvents: (events) => h.onEvents(events.map((e) => this.objectEvent(e, h)).filter((e): e is ObjectEvent => e !== undefined)),
         onProgress: (rev) => h.onProgress(rev),
         onCompacted: (rev) => h.onCompacted(rev),
         onError: (err) => h.onError(err),
@@ -297,13 +313,18 @@ export class EtcdStore implements Storage {
     );
   }
 
-  /** The decoded change, or undefined for a put whose value cannot be read (logged). */
-  private objectEvent(e: { type: 'PUT' | 'DELETE'; kv: KeyValue; prevKv?: KeyValue }): ObjectEvent | undefined {
+  /** The decoded change, or undefined for a put whose value cannot be read (logged, and reported to h). */
+  private objectEvent(e: { type: 'PUT' | 'DELETE'; kv: KeyValue; prevKv?: KeyValue }, h: RawWatchHandlers): ObjectEvent | undefined {
     const key = e.kv.key.toString('utf8').slice(this.pathPrefix.length);
     const rev = e.kv.modRevision;
-    const obj = e.type === 'PUT' ? this.decodeOrSkip(e.kv) : undefined;
-    if (e.type === 'PUT' && !obj) return undefined;
-    return { type: e.type, key, rev, obj, prevObj: e.prevKv ? this.decodeOrSkip(e.prevKv, rev) : undefined };
+    const obj = e.type === 'PUT' ? this.decodeOrError(e.kv) : undefined;
+    if (obj instanceof UnreadableValueError) {
+      h.onUnreadable?.(obj);
+      return undefined;
+    }
+    // An unreadable previous value only costs the event its prevObj.
+    const prev = e.prevKv ? this.decodeOrError(e.prevKv, rev) : undefined;
+    return { type: e.type, key, rev, obj, prevObj: prev instanceof UnreadableValueError ? undefined : prev };
   }
 
   async currentRevision(): Promise<bigint> {

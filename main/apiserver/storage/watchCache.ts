@@ -13,6 +13,13 @@
 // is in, reads and watches get Initializing (429), except limited lists
 // without selectors, which go to etcd. If etcd compacts past the cache's
 // watch, every watcher is closed and the cache relists.
+//
+// A value the store cannot read (encrypted with a key the server no longer
+// has) fails the list, as in kube's reflector: the cache stays not ready and
+// relists with a growing backoff until the value is fixed or deleted. So a
+// LIST (limited, no selectors, as kubectl sends) reaches etcd and fails with
+// kube's `unable to transform key ...` instead of silently leaving the
+// object out; a change to such a value makes the cache relist the same way.
 
 import BTreeImport from 'sorted-btree';
 import type { KObject } from '../api/object';
@@ -20,7 +27,7 @@ import { expired, internalError, tooLargeResourceVersion as tooLargeStatus } fro
 import { CacheWatcher } from './cacheWatcher';
 import { encodeContinue } from './continueToken';
 import { initializing, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from './errors';
-import type { EtcdStore } from './etcdStore';
+import { UnreadableValueError, type EtcdStore } from './etcdStore';
 import type { EtcdWatch } from './etcdWatch';
 import { EventWindow } from './eventWindow';
 import { StorageError, type CreateOptions, type GetOptions, type ListOptions, type ListResult, type Preconditions, type Storage, type UpdateFunc, type WatchEvent, type WatchOptions, type WatchSink, type Watcher } from './interface';
@@ -50,6 +57,7 @@ const DEFAULT_CAPACITY = 10_000;
 const BOOKMARK_TICK_MAX_MS = 1000;
 const PROGRESS_RETRY_MS = 200;
 const RELIST_BACKOFF_MS = 500;
+const RELIST_BACKOFF_MAX_MS = 30_000;
 
 class FreshnessTimeout extends Error {}
 
@@ -63,6 +71,10 @@ export class WatchCache implements Storage {
   private etcdWatch: EtcdWatch | undefined;
   private ticker: NodeJS.Timeout | undefined;
   private relistTimer: NodeJS.Timeout | undefined;
+  /** Delay before the next relist attempt after a failed one. */
+  private relistBackoff = RELIST_BACKOFF_MS;
+  /** Why the last list failed, when it failed on a value the store cannot read. */
+  private unreadable: UnreadableValueError | undefined;
   private ready = false;
   private closed = false;
   /** The revision the cache reflects: last event or progress notification. */
@@ -84,15 +96,33 @@ export class WatchCache implements Storage {
     this.now = opts.clock ? () => opts.clock!.now() : Date.now;
   }
 
-  /** Lists, then follows changes; resolves once the cache serves reads. */
+  /**
+   * Lists, then follows changes; resolves once the cache serves reads, or,
+   * when a stored value cannot be read, once it has started retrying (the
+   * server serves; this resource's cache stays not ready until then).
+   */
   async start(): Promise<void> {
-    await this.relist();
+    try {
+      await this.relist();
+    } catch (e) {
+      if (!(e instanceof UnreadableValueError)) throw e;
+      this.restart();
+    }
     const tick = Math.min(BOOKMARK_TICK_MAX_MS, Math.max(10, Math.floor(this.bookmarkInterval / 4)));
     this.ticker ??= setInterval(() => this.sendBookmarks(), tick);
   }
 
   get isReady(): boolean {
     return this.ready;
+  }
+
+  /**
+   * For /readyz: the cache is ready, or it cannot become ready until someone
+   * fixes an unreadable value. kube's readiness does not wait on its caches
+   * either; the requests this cache would serve get kube's errors meanwhile.
+   */
+  get settled(): boolean {
+    return this.ready || this.unreadable !== undefined;
   }
 
   /** Open watches served by this cache. */
@@ -116,7 +146,14 @@ export class WatchCache implements Storage {
   private async relist(): Promise<void> {
     this.ready = false;
     this.etcdWatch?.cancel();
-    const list = await this.store.listWithKeys(this.prefix);
+    let list: Awaited<ReturnType<EtcdStore['listWithKeys']>>;
+    try {
+      list = await this.store.listWithKeys(this.prefix);
+    } catch (e) {
+      if (e instanceof UnreadableValueError) this.unreadable = e;
+      throw e;
+    }
+    this.unreadable = undefined;
     if (this.closed) return;
     const objects = new BTree<string, KObject>();
     for (const { key, obj } of list.entries) objects.set(key, obj);
@@ -128,8 +165,10 @@ export class WatchCache implements Storage {
       onProgress: (rev) => this.advance(rev),
       onCompacted: () => this.restart(),
       onError: () => this.restart(),
+      onUnreadable: () => this.restart(),
     });
     this.lists++;
+    this.relistBackoff = RELIST_BACKOFF_MS;
     this.ready = true;
     this.wakeWaiters();
   }
@@ -137,11 +176,17 @@ export class WatchCache implements Storage {
   /** The cache's watch broke for good: close every watcher (they re-watch) and relist. */
   private restart(): void {
     this.ready = false;
+    this.etcdWatch?.cancel();
     for (const w of [...this.watchers]) w.stop();
-    if (this.closed) return;
+    if (this.closed || this.relistTimer) return;
     const again = () => {
       this.relistTimer = undefined;
-      if (!this.closed) this.relist().catch(() => (this.relistTimer = setTimeout(again, RELIST_BACKOFF_MS)));
+      if (this.closed) return;
+      this.relist().catch(() => {
+        if (this.closed) return;
+        this.relistTimer = setTimeout(again, this.relistBackoff);
+        this.relistBackoff = Math.min(this.relistBackoff * 2, RELIST_BACKOFF_MAX_MS);
+      });
     };
     this.relistTimer = setTimeout(again, 0);
   }

@@ -116,6 +116,21 @@ describe('encryption at rest', () => {
     await kubectl(['create', 'secret', 'generic', 's4', '--from-literal=k=v4']);
     expect(Buffer.from(await kubectl(['get', 'secret', 's4', '-o', 'jsonpath={.data.k}']), 'base64').toString()).toBe('v4');
     expect(api.logTail(200)).toContain('unable to transform key "/registry/secrets/default/s1"');
+
+    // A LIST fails as kube's does (its watch cache cannot list either) rather than leaving the secret out.
+    const list = await api.kubectl(['get', 'secrets', '-o', 'name']);
+    expect(list.code).not.toBe(0);
+    expect(list.stderr).toContain('Error from server (InternalError): Internal error occurred: unable to transform key "/registry/secrets/default/s');
+    expect(list.stdout).not.toContain('secret/s4');
+    // Removing the unreadable values (etcdctl, as an operator would) lets the cache list again.
+    for (const name of ['s1', 's2', 's3']) expect((await api.etcdctl(['del', `/registry/secrets/default/${name}`])).code).toBe(0);
+    let names = '';
+    for (let i = 0; i < 120 && names !== 'secret/s4'; i++) {
+      const r = await api.kubectl(['get', 'secrets', '-o', 'name']);
+      names = r.code === 0 ? r.stdout.trim() : '';
+      if (names !== 'secret/s4') await new Promise((res) => setTimeout(res, 500));
+    }
+    expect(names).toBe('secret/s4');
   }, 240_000);
 
   it('a bad config stops the server with kube\'s message', async () => {

@@ -1,10 +1,11 @@
 // The watch cache against a scripted etcd store: what it does when etcd
-// compacts past its watch (close every watcher, relist), and how consistent
-// reads wait for a progress notification or fall back to etcd.
+// compacts past its watch (close every watcher, relist), when a stored value
+// cannot be read (not ready, limited lists go to etcd, relist with backoff),
+// and how consistent reads wait for a progress notification or fall back to etcd.
 
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../main/apiserver/api/object';
-import type { EtcdStore, RawWatchHandlers } from '../../../../main/apiserver/storage/etcdStore';
+import { UnreadableValueError, type EtcdStore, type RawWatchHandlers } from '../../../../main/apiserver/storage/etcdStore';
 import { StorageError, type WatchEvent } from '../../../../main/apiserver/storage/interface';
 import { WatchCache } from '../../../../main/apiserver/storage/watchCache';
 
@@ -18,8 +19,11 @@ class ScriptedStore {
   progressRequests = 0;
   h: RawWatchHandlers | undefined;
   from = 0n;
+  /** Keys whose stored value the scripted store cannot read. */
+  unreadable = new Set<string>();
   async listWithKeys() {
     this.lists++;
+    for (const key of this.unreadable) throw new UnreadableValueError(key, new Error('invalid padding on input'));
     const entries = [...this.objects].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, obj]) => ({ key, obj: structuredClone(obj) }));
     return { entries, revision: this.rev };
   }
@@ -40,6 +44,7 @@ class ScriptedStore {
   }
   async getList() {
     this.etcdLists++;
+    for (const key of this.unreadable) throw new UnreadableValueError(key, new Error('invalid padding on input'));
     return { items: [], resourceVersion: 'from-etcd' };
   }
   /** A write the cache hears about through its watch. */
@@ -61,6 +66,40 @@ async function started(more: { blockTimeoutMs?: number } = {}) {
 }
 
 describe('watch cache (scripted etcd)', () => {
+  it('a value it cannot read: start resolves not ready, lists fail as etcd\'s do or with 429, and it relists once the value is gone', async () => {
+    const s = new ScriptedStore();
+    s.objects.set(`${P}a`, { metadata: { name: 'a', resourceVersion: '9' } });
+    s.unreadable.add(`${P}a`);
+    const cache = new WatchCache({ store: s as unknown as EtcdStore, prefix: P });
+    await cache.start();
+    expect(cache.isReady).toBe(false);
+    expect(cache.settled).toBe(true);
+    // kubectl's list (limit 500, no selectors) goes to etcd and fails there with kube's message.
+    await expect(cache.getList(P, { limit: 500 })).rejects.toThrow(`unable to transform key "${P}a": invalid padding on input`);
+    // Anything else the cache would serve is kube's "storage is (re)initializing".
+    await expect(cache.getList(P, { resourceVersion: '0' })).rejects.toMatchObject({ code: 'Initializing', message: 'storage is (re)initializing' });
+    const listsBefore = s.lists;
+    s.unreadable.clear();
+    for (let i = 0; i < 300 && !cache.isReady; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(cache.isReady).toBe(true);
+    expect(s.lists).toBeGreaterThan(listsBefore);
+    expect((await cache.getList(P, { resourceVersion: '0' })).items.map((o) => o.metadata?.name)).toEqual(['a']);
+    await cache.close();
+  });
+
+  it('a change event it cannot read closes its watchers and makes it relist (and wait) like a failed list', async () => {
+    const { s, cache } = await started();
+    const w = cache.watch(P, { resourceVersion: '10' }, () => {});
+    s.unreadable.add(`${P}a`);
+    s.h!.onUnreadable!(new UnreadableValueError(`${P}a`, new Error('invalid padding on input')));
+    await w.done;
+    expect(cache.isReady).toBe(false);
+    for (let i = 0; i < 100 && s.lists < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(s.lists).toBeGreaterThanOrEqual(2);
+    expect(cache.isReady).toBe(false);
+    await cache.close();
+  });
+
   it('starts its etcd watch right after its list revision', async () => {
     const { s, cache } = await started();
     expect(s.from).toBe(11n);
