@@ -1,9 +1,13 @@
 // Serves the non-resource meta paths: /api, /apis (aggregated or legacy,
 // negotiated per request), /api/v1, /apis/<g>, /apis/<g>/<v>, /version,
-// /healthz|/livez|/readyz[/<check>], /openapi/v3[/<gv>] (documents built by
-// discovery/openapi.ts, with their ETag). Returns false for paths it does not own.
+// /healthz|/livez|/readyz[/<check>], /openapi/v3[/<gv>] and /openapi/v2
+// (documents built by discovery/openapi.ts, with their ETag; v2 as JSON or
+// gnostic protobuf by Accept). Returns false for paths it does not own.
 
+import { createHash } from 'node:crypto';
 import type { ResourceDef } from '../registry/resourceDef';
+import { parseMediaRanges } from '../server/mediaType';
+import type { OpenApiV2 } from './openapi';
 import { failure } from '../api/status';
 import type { RequestContext } from '../server/context';
 import { writeObject, writeRaw } from '../server/responseWriter';
@@ -16,6 +20,21 @@ export interface OpenApiSource {
   index(): Record<string, unknown>;
   /** 'api/v1' or 'apis/apps/v1'; undefined when not served. */
   document(groupVersionPath: string): Record<string, unknown> | undefined;
+  v2(): OpenApiV2;
+}
+
+const OPENAPI_V2_PROTOBUF = 'com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const OPENAPI_V2_PROTOBUF_DEPRECATED = 'com.github.proto-openapi.spec.v2@v1.0+protobuf';
+
+/** kube-openapi's negotiation for /openapi/v2: JSON, protobuf (either name), or nothing acceptable. */
+export function openApiV2Encoding(accept: string | undefined): 'json' | 'protobuf' | undefined {
+  const ranges = parseMediaRanges(accept && accept.trim() !== '' ? accept : '*/*');
+  for (const r of ranges) {
+    if (r.type !== 'application' && r.type !== '*') continue;
+    if (r.subtype === 'json' || r.subtype === '*') return 'json';
+    if (r.subtype === OPENAPI_V2_PROTOBUF || r.subtype === OPENAPI_V2_PROTOBUF_DEPRECATED) return 'protobuf';
+  }
+  return undefined;
 }
 
 export interface DiscoveryOptions {
@@ -70,6 +89,10 @@ export function createDiscoveryHandler(opts: DiscoveryOptions): (ctx: RequestCon
       writeObject(ctx, 200, doc);
       return true;
     }
+    if (path === '/openapi/v2' && opts.openapi) {
+      serveOpenApiV2(ctx, opts.openapi.v2());
+      return true;
+    }
     if (parts[0] === 'openapi' && parts[1] === 'v3' && opts.openapi) {
       const doc = parts.length === 2 ? opts.openapi.index() : opts.openapi.document(parts.slice(2).join('/'));
       if (!doc) return false;
@@ -96,6 +119,24 @@ function serveCached(ctx: RequestContext, contentType: string, body: string, imm
   const etag = etagOf(body);
   const headers: Record<string, string> = { ETag: etag, Vary: 'Accept' };
   headers['Cache-Control'] = immutable ? 'public, immutable' : 'no-cache, private';
+  if (ctx.req.headers['if-none-match'] === etag) {
+    writeRaw(ctx, 304, contentType, '', headers);
+    return;
+  }
+  writeRaw(ctx, 200, contentType, body, headers);
+}
+
+function serveOpenApiV2(ctx: RequestContext, doc: OpenApiV2): void {
+  const encoding = openApiV2Encoding(ctx.req.headers.accept);
+  if (!encoding) {
+    writeRaw(ctx, 406, 'text/plain; charset=utf-8', '', { Vary: 'Accept' });
+    return;
+  }
+  const body = encoding === 'json' ? doc.json : Buffer.from(doc.protobuf());
+  const contentType = encoding === 'json' ? 'application/json' : `application/${OPENAPI_V2_PROTOBUF}`;
+  // kube's ETag for /openapi/v2: the quoted SHA-512 of the body, upper-case hex.
+  const etag = `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"`;
+  const headers = { ETag: etag, Vary: 'Accept', 'Cache-Control': 'no-cache, private' };
   if (ctx.req.headers['if-none-match'] === etag) {
     writeRaw(ctx, 304, contentType, '', headers);
     return;

@@ -4,6 +4,8 @@
 //   GET /openapi/v3            openApiIndex(resources)
 //     {"paths":{"api/v1":{"serverRelativeURL":"/openapi/v3/api/v1?hash=<HASH>"}, "apis/apps/v1":{...}}}
 //   GET /openapi/v3/apis/apps/v1[?hash=...]   openApiDocument(resources, 'apis/apps/v1')
+//   GET /openapi/v2            openApiV2(resources): one Swagger 2.0 document
+//     for everything, as JSON or gnostic protobuf (openapi/swagger.ts, openapi/gnostic.ts)
 //
 // HASH is the SHA-512 of the document, upper-case hex as kube writes it; the
 // server uses it as the ETag and may cache a hashed URL for ever. kubectl
@@ -13,7 +15,9 @@
 import { createHash } from 'node:crypto';
 import type { ResourceDef } from '../registry/resourceDef';
 import { Components, type JsonObject } from './openapi/components';
+import { encodeGnosticDocument } from './openapi/gnostic';
 import { addResourcePaths } from './openapi/paths';
+import { swaggerDocument } from './openapi/swagger';
 
 /** 'api/v1' for the core group, 'apis/<group>/<version>' otherwise. */
 export function groupVersionPath(group: string, version: string): string {
@@ -40,6 +44,16 @@ function servedGroupVersions(resources: ResourceDef[]): { group: string; version
 // running server: remember them per list (and hand out the same, read-only, objects).
 const documentCache = new WeakMap<ResourceDef[], Map<string, JsonObject | undefined>>();
 const indexCache = new WeakMap<ResourceDef[], { paths: Record<string, { serverRelativeURL: string }> }>();
+const v2Cache = new WeakMap<ResourceDef[], OpenApiV2>();
+
+const INFO = { title: 'Kubernetes', version: 'v1.32.0' };
+
+/** The /openapi/v2 document in both encodings, built once per resource list. */
+export interface OpenApiV2 {
+  json: string;
+  /** Built on first use: only clients that validate on their side ask for it. */
+  protobuf(): Uint8Array;
+}
 
 /** The document for one group-version, or undefined when nothing is served there. Treat it as read-only. */
 export function openApiDocument(resources: ResourceDef[], groupVersion: string): JsonObject | undefined {
@@ -63,7 +77,7 @@ function buildDocument(resources: ResourceDef[], groupVersion: string): JsonObje
   const schemas = Object.fromEntries(Object.entries(components.schemas).sort(([a], [b]) => (a < b ? -1 : 1)));
   return {
     openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: 'v1.32.0' },
+    info: INFO,
     paths: sortedPaths,
     components: {
       schemas,
@@ -92,6 +106,20 @@ export function openApiIndex(resources: ResourceDef[]): { paths: Record<string, 
   return index;
 }
 
+/** The Swagger 2.0 document for every served group-version (kube's /openapi/v2). */
+export function openApiV2(resources: ResourceDef[]): OpenApiV2 {
+  const cached = v2Cache.get(resources);
+  if (cached) return cached;
+  const docs = servedGroupVersions(resources)
+    .map((gv) => openApiDocument(resources, groupVersionPath(gv.group, gv.version)))
+    .filter((d): d is JsonObject => d !== undefined);
+  const doc = swaggerDocument(docs, INFO);
+  let bytes: Uint8Array | undefined;
+  const v2: OpenApiV2 = { json: JSON.stringify(doc), protobuf: () => (bytes ??= encodeGnosticDocument(doc)) };
+  v2Cache.set(resources, v2);
+  return v2;
+}
+
 /**
  * What the discovery handler serves: the index and the documents of the
  * current resource list (computed once per list, see the caches above).
@@ -99,9 +127,11 @@ export function openApiIndex(resources: ResourceDef[]): { paths: Record<string, 
 export function openApiSource(resources: () => ResourceDef[]): {
   index(): Record<string, unknown>;
   document(groupVersionPath: string): Record<string, unknown> | undefined;
+  v2(): OpenApiV2;
 } {
   return {
     index: () => openApiIndex(resources()),
     document: (path: string) => openApiDocument(resources(), path),
+    v2: () => openApiV2(resources()),
   };
 }

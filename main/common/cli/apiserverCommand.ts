@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { startApiServer, type ApiServerConfig } from '../../apiserver/apiserver';
 import { allResources } from '../../apiserver/registry/index';
 import { bootstrapObjects } from '../../apiserver/registry/bootstrap';
-import { openApiDocument, openApiIndex } from '../../apiserver/discovery/openapi';
+import { openApiDocument, openApiIndex, openApiV2 } from '../../apiserver/discovery/openapi';
 import { PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE } from '../../apiserver/storage/codec';
 import type { OpenApiSource } from '../../apiserver/discovery/discoveryHandler';
 import type { ResourceDef } from '../../apiserver/registry/resourceDef';
@@ -108,7 +108,7 @@ export function configFromFlags(flags: ApiServerFlags, resources: ResourceDef[])
     traceBufferSize: flags.traceBufferSize,
     resources,
     bootstrapObjects: (cidr) => bootstrapObjects(cidr, flags.securePort),
-    openapi: (defs): OpenApiSource => ({ index: () => openApiIndex(defs), document: (gv) => openApiDocument(defs, gv) }),
+    openapi: (defs): OpenApiSource => ({ index: () => openApiIndex(defs), document: (gv) => openApiDocument(defs, gv), v2: () => openApiV2(defs) }),
   };
 }
 

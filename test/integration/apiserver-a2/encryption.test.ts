@@ -95,8 +95,8 @@ describe('encryption at rest', () => {
     expect((await etcdValue('/registry/secrets/default/s3')).subarray(0, 23).toString('latin1')).toBe('k8s:enc:aescbc:v1:key2:');
 
     const all = await kubectl(['get', 'secrets', '-A', '-o', 'json']);
-    // --validate=false: kubectl validates a v1 List against /openapi/v2, which this server does not serve yet.
-    await kubectl(['replace', '--validate=false', '-f', '-'], all);
+    // kube's documented rewrite; kubectl validates the List against /openapi/v2 first.
+    await kubectl(['replace', '-f', '-'], all);
     for (const name of ['s1', 's2', 's3']) {
       expect((await etcdValue(`/registry/secrets/default/${name}`)).subarray(0, 23).toString('latin1')).toBe('k8s:enc:aescbc:v1:key2:');
     }

@@ -2,7 +2,8 @@
 // mutual TLS + `pilothouse apiserver`), with validation on (no
 // --validate=false anywhere): the seed's create/get/etcdctl flow, apply
 // (client- and server-side), scale, get (wide, -A, -w), edit, replace,
-// delete, explain, api-resources, version.
+// delete, explain, api-resources, version; a `kind: List` replaced through
+// kubectl's client-side validation against /openapi/v2 (protobuf).
 
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -145,6 +146,31 @@ describe('kubectl against pilothouse apiserver', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Error from server (NotFound): deployments.apps "web" not found');
   }, 60_000);
+
+  it('a List from get -o json replaces with client-side validation against /openapi/v2; bad fields are caught by kubectl', async () => {
+    await ok(['create', 'configmap', 'listed', '--from-literal=k=v']);
+    await ok(['create', 'secret', 'generic', 'listed', '--from-literal=k=v']);
+    await ok(['apply', '-f', '-'], { stdin: deployment('listed', 1) });
+    const list = await ok(['get', 'deploy,cm,secret,sa', '-o', 'json']);
+    expect(JSON.parse(list).kind).toBe('List');
+    const replaced = await api.kubectl(['replace', '-f', '-', '-v=6'], { stdin: list });
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stderr).toMatch(/GET https:\/\/127\.0\.0\.1:\d+\/openapi\/v2\S* 200 OK/);
+    const out = replaced.stdout;
+    expect(out).toContain('deployment.apps/listed replaced');
+    expect(out).toContain('configmap/listed replaced');
+    expect(out).toContain('secret/listed replaced');
+
+    const bad = JSON.parse(list) as { items: { kind: string; spec?: Record<string, unknown> }[] };
+    const d = bad.items.find((i) => i.kind === 'Deployment')!;
+    d.spec!.bogus = 1;
+    d.spec!.replicas = 'three';
+    const r = await api.kubectl(['replace', '-f', '-'], { stdin: JSON.stringify(bad) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error validating data: [ValidationError(Deployment.spec): unknown field "bogus" in io.k8s.api.apps.v1.DeploymentSpec');
+    expect(r.stderr).toContain('invalid type for io.k8s.api.apps.v1.DeploymentSpec.replicas: got "string", expected "integer"');
+    expect(r.stderr).toContain('turn validation off with --validate=false');
+  }, 90_000);
 
   it('explain and api-resources', async () => {
     const explain = await ok(['explain', 'deployment.spec.replicas']);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { aggregatedList, wantsAggregated } from '../../../../main/apiserver/discovery/aggregatedDiscovery';
 import { apiGroupList, apiResourceList } from '../../../../main/apiserver/discovery/legacyDiscovery';
+import { openApiV2Encoding } from '../../../../main/apiserver/discovery/discoveryHandler';
 import { storageVersionHash } from '../../../../main/apiserver/discovery/storageVersionHash';
 import { runHealth } from '../../../../main/apiserver/discovery/health';
 import { GIT_VERSION } from '../../../../main/apiserver/discovery/version';
@@ -15,6 +16,15 @@ describe('discovery', () => {
     expect(wantsAggregated('application/json')).toBe(false);
     expect(wantsAggregated(undefined)).toBe(false);
     expect(wantsAggregated('application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList')).toBe(false);
+  });
+
+  it('/openapi/v2 negotiation: JSON by default and for wildcards, protobuf under either name, 406 otherwise', () => {
+    expect(openApiV2Encoding(undefined)).toBe('json');
+    expect(openApiV2Encoding('*/*')).toBe('json');
+    expect(openApiV2Encoding('application/json')).toBe('json');
+    expect(openApiV2Encoding('application/com.github.proto-openapi.spec.v2@v1.0+protobuf')).toBe('protobuf');
+    expect(openApiV2Encoding('application/com.github.proto-openapi.spec.v2.v1.0+protobuf, application/json')).toBe('protobuf');
+    expect(openApiV2Encoding('text/html')).toBeUndefined();
   });
 
   it('storageVersionHash is base64 of the first 8 bytes of sha256(group/version/kind)', () => {
