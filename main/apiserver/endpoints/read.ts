@@ -5,7 +5,7 @@
 
 import type { KObject } from '../api/object';
 import type { RequestContext } from '../server/context';
-import { encodeBody, writeRaw } from '../server/responseWriter';
+import { encodeBody, writeParts, writeRaw } from '../server/responseWriter';
 import { keyFor, listPrefix, type ResourceScope } from './scope';
 import { parseListOptions, type ParsedListOptions } from './listOptions';
 import { stripTypeMeta, setTypeMeta } from './objectMeta';
@@ -43,7 +43,7 @@ export async function listObjects(ctx: RequestContext, scope: ResourceScope): Pr
   ctx.trace.storage('read', result.resourceVersion);
   const meta = { resourceVersion: result.resourceVersion, continue: result.continue, remainingItemCount: result.remainingItemCount };
   if (plainJson) {
-    writeRaw(ctx, 200, outputContentType(output), plainJsonList(scope, result.items, meta));
+    writeParts(ctx, 200, outputContentType(output), plainJsonList(scope, result.items, meta));
     return;
   }
   const items = result.items.map((o) => readable(scope, o));
@@ -96,8 +96,8 @@ function itemJson(scope: ResourceScope, obj: KObject): Buffer {
   return json;
 }
 
-/** Byte-for-byte what encodeBody gives for the list object writeOutput builds, from cached item JSON. */
-function plainJsonList(scope: ResourceScope, stored: KObject[], meta: ListMetaOut): Buffer {
+/** Byte-for-byte what encodeBody gives for the list object writeOutput builds, as parts: cached item JSON between the list's head and tail. */
+function plainJsonList(scope: ResourceScope, stored: KObject[], meta: ListMetaOut): Buffer[] {
   const head = JSON.stringify({ kind: scope.def.listKind, apiVersion: scope.apiVersion, metadata: listMeta(meta) });
   const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"items":[`)];
   stored.forEach((o, i) => {
@@ -105,7 +105,7 @@ function plainJsonList(scope: ResourceScope, stored: KObject[], meta: ListMetaOu
     parts.push(itemJson(scope, o));
   });
   parts.push(Buffer.from(']}\n'));
-  return Buffer.concat(parts);
+  return parts;
 }
 
 export function storageListOptions(scope: ResourceScope, namespace: string, opts: ParsedListOptions) {

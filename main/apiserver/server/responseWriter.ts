@@ -72,6 +72,47 @@ export function writeRaw(ctx: RequestContext, code: number, contentType: string,
   ctx.trace.respond(code);
 }
 
+/** Bytes per write when streaming a body made of parts (each write is one TLS encryption and one socket write). */
+const STREAM_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * A body given as parts (a list's cached item JSON): the same bytes, headers
+ * and gzip rule as writeRaw, but without first copying everything into one
+ * buffer. Parts go out in ~64 KiB writes as the socket drains, so TLS
+ * encrypts chunk by chunk while the client is already reading; a 14 MB list
+ * no longer costs three fresh 14 MB allocations (the joined body, the
+ * header+body copy the TLS layer makes for a writev, its output buffers).
+ */
+export function writeParts(ctx: RequestContext, code: number, contentType: string, parts: Buffer[]): void {
+  let size = 0;
+  for (const p of parts) size += p.length;
+  if (ctx.res.headersSent || ctx.req.method === 'HEAD' || size <= STREAM_CHUNK_BYTES || wantsGzip(ctx.req.headers['accept-encoding'])) {
+    writeRaw(ctx, code, contentType, Buffer.concat(parts, size));
+    return;
+  }
+  const res = ctx.res;
+  res.writeHead(code, { ...commonHeaders(ctx, contentType), 'Content-Length': String(size) });
+  ctx.trace.respond(code);
+  let next = 0;
+  const pump = (): void => {
+    while (next < parts.length) {
+      const batch: Buffer[] = [];
+      let bytes = 0;
+      while (next < parts.length && bytes < STREAM_CHUNK_BYTES) {
+        bytes += parts[next].length;
+        batch.push(parts[next++]);
+      }
+      if (!res.write(batch.length === 1 ? batch[0] : Buffer.concat(batch, bytes))) {
+        if (next < parts.length) res.once('drain', pump);
+        else res.end();
+        return;
+      }
+    }
+    res.end();
+  };
+  pump();
+}
+
 /** Any thrown value as a Status response (non-StatusErrors become 500 InternalError). */
 export function writeError(ctx: RequestContext, err: unknown): void {
   const status = toStatus(err);

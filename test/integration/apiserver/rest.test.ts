@@ -8,6 +8,7 @@
 
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
 
@@ -149,6 +150,38 @@ describe('REST semantics', () => {
     }
     expect(withoutType(created[0]!)).toBe(JSON.stringify((JSON.parse((await req('GET', `${ns}?labelSelector=set%3Dsame`)).body) as { items: unknown[] }).items[0]));
   }, 60_000);
+
+  it('a list larger than one write streams out with its Content-Length; its bytes equal the gzipped answer\'s', async () => {
+    const ns = '/api/v1/namespaces/default/configmaps';
+    const filler = 'x'.repeat(1024);
+    for (let i = 0; i < 120; i++) expect((await req('POST', ns, { ...cm(`big${String(i).padStart(3, '0')}`, { labels: { set: 'big' } }), data: { filler } })).status).toBe(201);
+    /** The raw body bytes (gunzipped when the server compressed them) and headers. */
+    const raw = (headers: Record<string, string>) =>
+      new Promise<{ body: Buffer; headers: Record<string, unknown> }>((resolve, reject) => {
+        const pki = api.layout.pki;
+        const r = request(`${api.layout.url}${ns}?labelSelector=set%3Dbig&resourceVersion=0`, { ca: readFileSync(pki.ca.cert), cert: readFileSync(pki.admin.cert), key: readFileSync(pki.admin.key), headers: { Accept: 'application/json', ...headers } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const body = Buffer.concat(chunks);
+            resolve({ body: res.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body, headers: res.headers });
+          });
+        });
+        r.on('error', reject);
+        r.end();
+      });
+    const streamed = await raw({});
+    expect(streamed.body.length).toBeGreaterThan(128 * 1024);
+    expect(streamed.headers['content-length']).toBe(String(streamed.body.length));
+    const zipped = await raw({ 'Accept-Encoding': 'gzip' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(streamed.body.equals(zipped.body)).toBe(true);
+    const list = JSON.parse(streamed.body.toString('utf8')) as { kind: string; items: { metadata: { name: string }; data: { filler: string } }[] };
+    expect(list.kind).toBe('ConfigMapList');
+    expect(list.items.map((i) => i.metadata.name)).toEqual(Array.from({ length: 120 }, (_, i) => `big${String(i).padStart(3, '0')}`));
+    expect(list.items.every((i) => i.data.filler === filler)).toBe(true);
+    expect(streamed.body.toString('utf8').endsWith(']}\n')).toBe(true);
+  }, 120_000);
 
   it('Tables (includeObject) and PartialObjectMetadata', async () => {
     const table = await req('GET', '/api/v1/namespaces/default/configmaps?labelSelector=tier%3Dodd', undefined, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
