@@ -57,6 +57,11 @@ export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts
 
   let sentHeaders = false;
   let ended = false;
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    res.uncork();
+  };
   const transform = (ev: WatchEvent): WatchEvent => {
     if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return ev;
     const obj = readable(scope, ev.object as KObject);
@@ -87,6 +92,15 @@ export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts
           : JSON.stringify(transform(ev));
     } catch (err) {
       line = JSON.stringify({ type: 'ERROR', object: toStatus(interpretStorageError(err, scope.qr, '', 'watch')) });
+    }
+    // Events that arrive together (one etcd watch response, a burst of
+    // initial state) leave in one socket write: the response is corked
+    // until the end of this tick instead of paying a TLS record and a
+    // syscall per event.
+    if (!corked) {
+      corked = true;
+      res.cork();
+      process.nextTick(uncork);
     }
     res.write(`${line}\n`);
   };
