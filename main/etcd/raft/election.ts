@@ -1,11 +1,12 @@
 // Elections (etcd-io/raft campaign, poll, hup): a member that timed out asks
 // the voters for their vote — first in a pre-vote that changes no state when
-// PreVote is on — and becomes leader on a majority.
+// PreVote is on — and becomes leader on a majority; and the voter's side,
+// handleVoteRequest.
 
 import { CAMPAIGN_TRANSFER, CampaignType } from './campaign';
 import { VoteResult } from './quorum/majority';
 import type { Raft } from './raft';
-import { EntryType, MessageType, StateType, type MemberId, type Term } from './types';
+import { EntryType, MessageType, NONE, StateType, type MemberId, type Message, type Term } from './types';
 import { message, sortedIds, voteRespMsgType } from './util';
 
 export function campaign(r: Raft, t: CampaignType): void {
@@ -55,3 +56,18 @@ export function hup(r: Raft, t: CampaignType): void {
   campaign(r, t);
 }
 
+
+/** A (pre-)vote request that passed Raft.step's term rules: grant it if we may vote for m.from and its log is up to date. */
+export function handleVoteRequest(r: Raft, m: Message): void {
+  const canVote = r.vote === m.from || (r.vote === NONE && r.lead === NONE) || (m.type === MessageType.PreVote && m.term > r.term);
+  if (canVote && r.raftLog.isUpToDate(m.index, m.logTerm)) {
+    // Answer at the request's term: for a pre-vote our own term is lower.
+    r.send(message({ type: voteRespMsgType(m.type), to: m.from, term: m.term }));
+    if (m.type === MessageType.Vote) {
+      r.electionElapsed = 0;
+      r.vote = m.from;
+    }
+  } else {
+    r.send(message({ type: voteRespMsgType(m.type), to: m.from, term: r.term, reject: true }));
+  }
+}

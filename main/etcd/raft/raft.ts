@@ -7,8 +7,9 @@
 // Each role swaps in its own step and tick functions (becomeFollower,
 // becomePreCandidate, becomeCandidate, becomeLeader). Split by concern:
 // stepLeader.ts / stepFollower.ts (the role step functions), election.ts
-// (campaign, hup), followerHandlers.ts (append, heartbeat, snapshot),
-// readIndex.ts (the leader's ReadIndex answers).
+// (campaign, hup, answering votes), replication.ts (the leader's appends,
+// heartbeats and snapshots), followerHandlers.ts (append, heartbeat,
+// snapshot), readIndex.ts (the leader's ReadIndex answers).
 //
 // Invariants:
 // 1. term never decreases; vote is reset only when term changes.
@@ -21,8 +22,9 @@ import type { Config } from './config';
 import { decodeConfChange } from './confChangeCodec';
 import { ErrProposalDropped, RaftPanic } from './errors';
 import { RaftLog } from './raftLog';
-import { hup } from './election';
+import { handleVoteRequest, hup } from './election';
 import { releasePendingReadIndexMessages } from './readIndex';
+import { bcastAppend, maybeSendAppend } from './replication';
 import { ReadOnly } from './readOnly';
 import { stepCandidate, stepFollower } from './stepFollower';
 import { stepLeader } from './stepLeader';
@@ -32,7 +34,6 @@ import {
   EntryType,
   MessageType,
   NONE,
-  ProgressState,
   ReadOnlyOption,
   StateType,
   type ConfChange,
@@ -46,11 +47,9 @@ import {
   type RandomInt,
   type ReadState,
   type SoftState,
-  type Snapshot,
   type Term,
 } from './types';
-import { EMPTY_BYTES, bytesEqual, isEmptyHardState, message, payloadSize, voteRespMsgType } from './util';
-
+import { EMPTY_BYTES, bytesEqual, isEmptyHardState, message, payloadSize } from './util';
 
 type StepFn = (r: Raft, m: Message) => void;
 
@@ -181,71 +180,6 @@ export class Raft {
     this.msgs.push(m);
   }
 
-  /** Sends the entries `to` is missing (or a snapshot); false when nothing was sent. */
-  maybeSendAppend(to: MemberId, sendIfEmpty: boolean): boolean {
-    const pr = this.prs.progress.get(to);
-    if (!pr || pr.isPaused()) return false;
-    const prevTerm = this.raftLog.term(pr.next - 1);
-    let ents: Entry[] | undefined;
-    try {
-      ents = this.raftLog.entries(pr.next, this.maxMsgSize);
-    } catch {
-      ents = undefined; // compacted: only a snapshot can help
-    }
-    if (ents !== undefined && ents.length === 0 && !sendIfEmpty) return false;
-
-    if (prevTerm === undefined || ents === undefined) {
-      if (!pr.recentActive) return false; // don't ship a snapshot to a member that may be down
-      let snap: Snapshot;
-      try {
-        snap = this.raftLog.snapshot();
-      } catch {
-        return false; // temporarily unavailable: retried on a later heartbeat response
-      }
-      if (snap.metadata.index === 0) throw new RaftPanic('need non-empty snapshot');
-      this.send(message({ type: MessageType.Snap, to, snapshot: snap }));
-      pr.becomeSnapshot(snap.metadata.index);
-      return true;
-    }
-    this.send(message({ type: MessageType.App, to, index: pr.next - 1, logTerm: prevTerm, entries: ents, commit: this.raftLog.committed }));
-    if (ents.length) {
-      const last = ents[ents.length - 1]!.index;
-      if (pr.state === ProgressState.Replicate) {
-        pr.optimisticUpdate(last);
-        pr.inflights.add(last);
-      } else if (pr.state === ProgressState.Probe) {
-        pr.probeSent = true;
-      }
-    }
-    return true;
-  }
-
-  sendAppend(to: MemberId): void {
-    this.maybeSendAppend(to, true);
-  }
-
-  sendHeartbeat(to: MemberId, ctx: Uint8Array | undefined): void {
-    // Never tell a follower to commit past what it is known to hold.
-    const commit = Math.min(this.prs.progress.get(to)?.match ?? 0, this.raftLog.committed);
-    this.send(message({ type: MessageType.Heartbeat, to, commit, context: ctx }));
-  }
-
-  bcastAppend(): void {
-    for (const id of this.prs.progress.keys()) if (id !== this.id) this.sendAppend(id);
-  }
-
-  bcastHeartbeat(): void {
-    this.bcastHeartbeatWithCtx(this.readOnly.lastPendingRequestCtx());
-  }
-
-  bcastHeartbeatWithCtx(ctx: Uint8Array | undefined): void {
-    for (const id of this.prs.progress.keys()) if (id !== this.id) this.sendHeartbeat(id, ctx);
-  }
-
-  sendTimeoutNow(to: MemberId): void {
-    this.send(message({ type: MessageType.TimeoutNow, to }));
-  }
-
   // ---- log -------------------------------------------------------------
 
   /** Commits what a majority holds, if that is an entry of this term. */
@@ -279,7 +213,7 @@ export class Raft {
     if (!pr?.maybeUpdate(index)) return;
     if (this.maybeCommit()) {
       releasePendingReadIndexMessages(this);
-      this.bcastAppend(); // tells followers the new commit index
+      bcastAppend(this); // tells followers the new commit index
     }
   }
 
@@ -446,23 +380,9 @@ export class Raft {
         hup(this, this.preVote ? CampaignType.PreElection : CampaignType.Election);
         return;
       case MessageType.Vote:
-      case MessageType.PreVote: {
-        const canVote =
-          this.vote === m.from ||
-          (this.vote === NONE && this.lead === NONE) ||
-          (m.type === MessageType.PreVote && m.term > this.term);
-        if (canVote && this.raftLog.isUpToDate(m.index, m.logTerm)) {
-          // Answer at the request's term: for a pre-vote our own term is lower.
-          this.send(message({ type: voteRespMsgType(m.type), to: m.from, term: m.term }));
-          if (m.type === MessageType.Vote) {
-            this.electionElapsed = 0;
-            this.vote = m.from;
-          }
-        } else {
-          this.send(message({ type: voteRespMsgType(m.type), to: m.from, term: this.term, reject: true }));
-        }
+      case MessageType.PreVote:
+        handleVoteRequest(this, m);
         return;
-      }
       default:
         this.stepFn(this, m);
     }
@@ -492,9 +412,9 @@ export class Raft {
     // The quorum changed: maybe more is committed now; new members need their log.
     if (this.maybeCommit()) {
       releasePendingReadIndexMessages(this);
-      this.bcastAppend();
+      bcastAppend(this);
     } else {
-      for (const id of this.prs.progress.keys()) if (id !== this.id) this.maybeSendAppend(id, false);
+      for (const id of this.prs.progress.keys()) if (id !== this.id) maybeSendAppend(this, id, false);
     }
     if (this.leadTransferee !== NONE && !this.prs.voters.has(this.leadTransferee)) this.abortLeaderTransfer();
     return cs;

@@ -3,6 +3,7 @@
 // (a heartbeat round under ReadOnlySafe), answer.
 
 import type { Raft } from './raft';
+import { bcastHeartbeatWithCtx } from './replication';
 import { MessageType, NONE, ReadOnlyOption, type Index, type Message } from './types';
 import { message } from './util';
 
@@ -20,7 +21,7 @@ export function sendReadIndexResponse(r: Raft, m: Message): void {
     const ctx = m.entries[0]!.data;
     r.readOnly.addRequest(r.raftLog.committed, m);
     r.readOnly.recvAck(r.id, ctx);
-    r.bcastHeartbeatWithCtx(ctx);
+    bcastHeartbeatWithCtx(r, ctx);
   } else {
     respondToReadIndex(r, m, r.raftLog.committed);
   }

@@ -6,6 +6,7 @@ import { campaign, poll } from './election';
 import { handleAppendEntries, handleHeartbeat, handleSnapshot } from './followerHandlers';
 import type { Raft } from './raft';
 import { VoteResult } from './quorum/majority';
+import { bcastAppend } from './replication';
 import { MessageType, NONE, StateType, type Message } from './types';
 
 export function stepFollower(r: Raft, m: Message): void {
@@ -75,7 +76,7 @@ export function stepCandidate(r: Raft, m: Message): void {
           campaign(r, CampaignType.Election);
         } else {
           r.becomeLeader();
-          r.bcastAppend();
+          bcastAppend(r);
         }
       } else if (res === VoteResult.Lost) {
         // PreVoteResp carries a higher term when rejected; the term rules already handled that.

@@ -5,6 +5,7 @@ import { RaftPanic } from './errors';
 import { VoteResult } from './quorum/majority';
 import type { Raft } from './raft';
 import { releasePendingReadIndexMessages, respondToReadIndex, sendReadIndexResponse } from './readIndex';
+import { bcastAppend, bcastHeartbeat, maybeSendAppend, sendAppend, sendTimeoutNow } from './replication';
 import { EntryType, MessageType, NONE, ProgressState, ReadOnlyOption, StateType, type Message } from './types';
 import { EMPTY_BYTES } from './util';
 
@@ -12,7 +13,7 @@ export function stepLeader(r: Raft, m: Message): void {
   // Messages that need no progress of the sender.
   switch (m.type) {
     case MessageType.Beat:
-      r.bcastHeartbeat();
+      bcastHeartbeat(r);
       return;
     case MessageType.CheckQuorum: {
       const self = r.prs.progress.get(r.id);
@@ -54,7 +55,7 @@ export function stepLeader(r: Raft, m: Message): void {
         if (m.logTerm > 0) nextProbe = r.raftLog.findConflictByTerm(m.rejectHint, m.logTerm)[0];
         if (pr.maybeDecrTo(m.index, nextProbe)) {
           if (pr.state === ProgressState.Replicate) pr.becomeProbe();
-          r.sendAppend(m.from);
+          sendAppend(r, m.from);
         }
         return;
       }
@@ -70,15 +71,15 @@ export function stepLeader(r: Raft, m: Message): void {
       }
       if (r.maybeCommit()) {
         releasePendingReadIndexMessages(r);
-        r.bcastAppend();
+        bcastAppend(r);
       } else if (oldPaused) {
-        r.sendAppend(m.from); // it was paused: it may be waiting for this
+        sendAppend(r, m.from); // it was paused: it may be waiting for this
       }
       // Pipeline: fill the window while there is more to send (bounded by inflights and the log's end).
-      while (r.maybeSendAppend(m.from, false)) {
+      while (maybeSendAppend(r, m.from, false)) {
         /* keep sending */
       }
-      if (m.from === r.leadTransferee && pr.match === r.raftLog.lastIndex()) r.sendTimeoutNow(m.from);
+      if (m.from === r.leadTransferee && pr.match === r.raftLog.lastIndex()) sendTimeoutNow(r, m.from);
       return;
     }
     case MessageType.HeartbeatResp: {
@@ -86,7 +87,7 @@ export function stepLeader(r: Raft, m: Message): void {
       pr.probeSent = false;
       // The follower is alive: free one slot so a full window cannot stall forever on a lost message.
       if (pr.state === ProgressState.Replicate && pr.inflights.full()) pr.inflights.freeFirstOne();
-      if (pr.match < r.raftLog.lastIndex()) r.sendAppend(m.from);
+      if (pr.match < r.raftLog.lastIndex()) sendAppend(r, m.from);
       if (r.readOnly.option !== ReadOnlyOption.Safe || !m.context || m.context.length === 0) return;
       const acks = r.readOnly.recvAck(m.from, m.context);
       if (!acks || r.prs.voteResultOf(acks) !== VoteResult.Won) return;
@@ -116,8 +117,8 @@ export function stepLeader(r: Raft, m: Message): void {
       // The transfer must finish within one election timeout.
       r.electionElapsed = 0;
       r.leadTransferee = transferee;
-      if (pr.match === r.raftLog.lastIndex()) r.sendTimeoutNow(transferee);
-      else r.sendAppend(transferee);
+      if (pr.match === r.raftLog.lastIndex()) sendTimeoutNow(r, transferee);
+      else sendAppend(r, transferee);
       return;
     }
   }
@@ -140,5 +141,5 @@ function stepProposal(r: Raft, m: Message): void {
     }
   }
   if (!r.appendEntry(ents)) r.dropProposal();
-  r.bcastAppend();
+  bcastAppend(r);
 }
