@@ -25,11 +25,12 @@ import BTreeImport from 'sorted-btree';
 import type { KObject } from '../api/object';
 import { expired, internalError, tooLargeResourceVersion as tooLargeStatus } from '../api/status';
 import { CacheWatcher } from './cacheWatcher';
-import { encodeContinue } from './continueToken';
 import { initializing, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from './errors';
 import { UnreadableValueError, type EtcdStore } from './etcdStore';
 import type { EtcdWatch } from './etcdWatch';
+import { listFromMemory } from './cacheList';
 import { EventWindow } from './eventWindow';
+import { RevisionBatcher } from './revisionBatcher';
 import { StorageError, type CreateOptions, type GetOptions, type ListOptions, type ListResult, type Preconditions, type Storage, type UpdateFunc, type WatchEvent, type WatchOptions, type WatchSink, type Watcher } from './interface';
 import { toWatchEvent, type ObjectEvent } from './watchEvents';
 
@@ -82,15 +83,15 @@ export class WatchCache implements Storage {
   private lastProgressAsk = 0;
   /** Re-asks etcd for progress while any read waits for the cache to catch up. */
   private poke: NodeJS.Timeout | undefined;
-  /** The current-revision request in flight, and the one queued behind it (freshRevision). */
-  private revisionInFlight: Promise<bigint> | undefined;
-  private revisionQueued: Promise<bigint> | undefined;
+  /** etcd's current revision for consistent reads, requests batched. */
+  private readonly revisions: RevisionBatcher;
   private readonly now: () => number;
   /** Number of completed (re)lists, for tests and metrics. */
   lists = 0;
 
   constructor(private readonly opts: WatchCacheOptions) {
     this.store = opts.store;
+    this.revisions = new RevisionBatcher(() => this.store.currentRevision());
     this.prefix = opts.prefix.endsWith('/') ? opts.prefix : `${opts.prefix}/`;
     this.window = new EventWindow(opts.capacity ?? DEFAULT_CAPACITY);
     this.now = opts.clock ? () => opts.clock!.now() : Date.now;
@@ -243,36 +244,6 @@ export class WatchCache implements Storage {
     this.poke = undefined;
   }
 
-  /**
-   * etcd's current revision for a consistent read, batched as etcd batches
-   * ReadIndex: a read that arrives while a revision request is in flight
-   * cannot use its answer (a write acknowledged before the read arrived might
-   * be missing from it), so it joins the one next request, sent when the
-   * in-flight one returns. N concurrent LISTs cost two round trips, not N.
-   */
-  private freshRevision(): Promise<bigint> {
-    if (!this.revisionInFlight) return (this.revisionInFlight = this.fetchRevision());
-    this.revisionQueued ??= this.revisionInFlight.then(
-      () => this.sendQueuedRevision(),
-      () => this.sendQueuedRevision(),
-    );
-    return this.revisionQueued;
-  }
-
-  private sendQueuedRevision(): Promise<bigint> {
-    this.revisionQueued = undefined;
-    return (this.revisionInFlight = this.fetchRevision());
-  }
-
-  private fetchRevision(): Promise<bigint> {
-    const p = this.store.currentRevision();
-    const done = () => {
-      if (this.revisionInFlight === p) this.revisionInFlight = undefined;
-    };
-    p.then(done, done);
-    return p;
-  }
-
   private async waitOrTooLarge(rv: bigint, key: string): Promise<void> {
     try {
       await this.waitUntilFresh(rv);
@@ -325,7 +296,7 @@ export class WatchCache implements Storage {
     }
     if (rvText === '') {
       // Consistent read: serve from memory once the cache has seen etcd's current revision.
-      const current = await this.freshRevision();
+      const current = await this.revisions.current();
       try {
         await this.waitUntilFresh(current);
       } catch (e) {
@@ -335,42 +306,7 @@ export class WatchCache implements Storage {
     } else if (rvText !== '0') {
       await this.waitOrTooLarge(parseResourceVersion(rvText), prefix);
     }
-    return this.listFromMemory(prefix, opts, rvText === '0' ? 0 : (opts.limit ?? 0));
-  }
-
-  private listFromMemory(prefix: string, opts: ListOptions, limit: number): ListResult {
-    const keyPrefix = prefix.endsWith('/') ? prefix : `${prefix}/`;
-    const items: KObject[] = [];
-    const rv = this.rv;
-    let lastKey: string | undefined;
-    let more = 0;
-    const consider = (key: string, obj: KObject) => {
-      if (opts.predicate && !opts.predicate(obj)) return;
-      if (limit > 0 && items.length >= limit) {
-        more++;
-        return;
-      }
-      // Stored objects are never mutated in place (apply() replaces them), so sharing is safe for readers.
-      items.push(opts.shareItems ? obj : structuredClone(obj));
-      lastKey = key;
-    };
-    if (opts.exactKey !== undefined) {
-      const obj = this.objects.get(opts.exactKey);
-      if (obj) consider(opts.exactKey, obj);
-    } else {
-      for (const [key, obj] of this.objects.entries(keyPrefix)) {
-        if (!key.startsWith(keyPrefix)) break;
-        consider(key, obj);
-        // With a predicate the count of what is left is not reported: stop early.
-        if (more > 0 && opts.predicate) break;
-      }
-    }
-    const out: ListResult = { items, resourceVersion: rv.toString() };
-    if (more > 0 && lastKey !== undefined) {
-      out.continue = encodeContinue(`${lastKey}\u0000`, keyPrefix, rv);
-      if (!opts.predicate) out.remainingItemCount = more;
-    }
-    return out;
+    return listFromMemory(this.objects, this.rv, prefix, opts, rvText === '0' ? 0 : (opts.limit ?? 0));
   }
 
   // ---- watch
@@ -421,7 +357,7 @@ export class WatchCache implements Storage {
     const needed = opts.sendInitialEvents && !opts.resourceVersion ? undefined : rv;
     void (async () => {
       try {
-        if (needed === undefined) await this.waitUntilFresh(await this.freshRevision());
+        if (needed === undefined) await this.waitUntilFresh(await this.revisions.current());
         else if (needed > 0n) await this.waitOrTooLarge(needed, prefix);
       } catch (e) {
         const status = e instanceof StorageError && e.code === 'ResourceVersionTooLarge' ? tooLargeStatus(e.revisions!.requested!, e.revisions!.current!) : internalError(e);
