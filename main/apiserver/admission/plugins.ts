@@ -19,6 +19,7 @@ import type { ServerEnv } from '../server/serverEnv';
 import { admissionForbidden } from './errors/forbidden';
 import { defaultTolerationSecondsPlugin } from './defaultTolerationSeconds';
 import { limitRangerPlugin } from './limitRanger';
+import { nodeRestrictionPlugin } from './nodeRestriction';
 import { resourceQuotaPlugin } from './resourceQuota';
 import { serviceAccountPlugin } from './serviceAccount';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from './webhook/index';
@@ -120,6 +121,7 @@ export const ADMISSION_PLUGIN_FACTORIES: Partial<Record<AdmissionPluginName, Adm
   }),
   LimitRanger: limitRangerPlugin,
   ServiceAccount: serviceAccountPlugin,
+  NodeRestriction: nodeRestrictionPlugin,
   PodSecurity: (env, ctx) => podSecurityPlugin(env, ctx.config),
   DefaultTolerationSeconds: defaultTolerationSecondsPlugin,
   ResourceQuota: resourceQuotaPlugin,

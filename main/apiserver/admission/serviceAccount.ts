@@ -26,7 +26,7 @@ import { admissionForbidden } from './errors/forbidden';
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 export const SERVICE_ACCOUNT_VOLUME_PREFIX = 'kube-api-access-';
 export const DEFAULT_API_TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
-const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 /** kube's WarnOnlyBoundTokenExpirationSeconds: one hour and 7 seconds. */
 const TOKEN_EXPIRATION_SECONDS = 3607;
 /** utilrand.String's alphabet (no vowels, no confusable digits). */

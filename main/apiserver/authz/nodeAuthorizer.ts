@@ -19,7 +19,7 @@ type Result = { decision: Decision; reason?: string };
 
 const NODE_USER_PREFIX = 'system:node:';
 export const NODES_GROUP = 'system:nodes';
-const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 /** nodeidentifier.NodeIdentity: the node name, or undefined when not a node. */
 export function nodeIdentity(user: { username: string; groups: string[] }): string | undefined {

@@ -14,7 +14,7 @@ import type { KObject } from '../api/object';
 import { badRequest, conflict, invalid, successStatus } from '../api/status';
 import type { RequestContext } from '../server/context';
 import { StorageError } from '../storage/interface';
-import { runValidating } from './admission';
+import { runMutating, runValidating } from './admission';
 import { listObjectsForDelete } from './deleteCollection';
 import { isNamespaceResource, markNamespaceTerminating } from './namespaceLifecycle';
 import { deepCopy, rfc3339 } from './objectMeta';
@@ -68,9 +68,24 @@ export async function parseDeleteOptions(ctx: RequestContext): Promise<DeleteOpt
   return opts;
 }
 
+/**
+ * kube's delete handlers call the mutating admission pass once, with neither
+ * object nor old object (NodeRestriction and mutating webhooks see deletes
+ * here; a webhook's patch is refused), before the per-object validating pass.
+ */
+async function admitDelete(ctx: RequestContext, scope: ResourceScope, name: string, dryRun: boolean): Promise<void> {
+  const { def } = scope;
+  await runMutating(
+    scope.services.admission,
+    { operation: 'DELETE', group: def.group, version: def.version, kind: def.kind, resource: def.resource, subresource: '', namespace: ctx.info.namespace, name, user: ctx.user!, dryRun, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations },
+    ctx.trace,
+  );
+}
+
 export async function deleteObject(ctx: RequestContext, scope: ResourceScope): Promise<void> {
   const opts = await parseDeleteOptions(ctx);
   const output = negotiateOutput(ctx.req.headers.accept, false);
+  await admitDelete(ctx, scope, ctx.info.name, opts.dryRun);
   const r = await deleteOne(ctx, scope, ctx.info.name, opts);
   if (r.kind === 'object') writeOutput(ctx, scope, output, r.code, [r.object], {}, false);
   else writeOutput(ctx, scope, { kind: 'object', serialization: output.serialization }, 200, [r.status as unknown as KObject], {}, false);
@@ -196,6 +211,7 @@ async function markForDeletion(ctx: RequestContext, scope: ResourceScope, key: s
 export async function deleteCollection(ctx: RequestContext, scope: ResourceScope): Promise<void> {
   const opts = await parseDeleteOptions(ctx);
   const output = negotiateOutput(ctx.req.headers.accept, true);
+  await admitDelete(ctx, scope, '', opts.dryRun);
   const items = await listObjectsForDelete(ctx, scope);
   const deleted: KObject[] = [];
   for (const item of items) {

@@ -10,12 +10,16 @@ import { enabledAdmissionPlugins, validateAdmissionPluginFlags, type AdmissionPl
 import type { ApiServerOptionGroup } from './optionGroup';
 
 function list(v: unknown): string[] {
+  if (Array.isArray(v)) return v.flatMap(list);
   if (typeof v !== 'string') return [];
   return v
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
 }
+
+/** pflag's StringSlice: a repeated flag adds to the list rather than replacing it. */
+const appendList = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), ...list(v)];
 
 function seconds(flag: string): (v: string) => number {
   return (v) => {
@@ -29,8 +33,8 @@ export const admissionOptions: ApiServerOptionGroup = {
   name: 'admission',
   register(cmd: Command) {
     cmd
-      .option('--enable-admission-plugins <list>', 'admission plugins to enable in addition to the default-on ones (comma-separated)')
-      .option('--disable-admission-plugins <list>', 'admission plugins to disable, default-on ones included (comma-separated)')
+      .option('--enable-admission-plugins <list>', 'admission plugins to enable in addition to the default-on ones (comma-separated; repeatable)', appendList)
+      .option('--disable-admission-plugins <list>', 'admission plugins to disable, default-on ones included (comma-separated; repeatable)', appendList)
       .option('--admission-control <list>', 'DEPRECATED: exactly these admission plugins (use --enable/--disable-admission-plugins)')
       .option('--admission-control-config-file <file>', 'AdmissionConfiguration file with per-plugin configuration')
       .option('--default-not-ready-toleration-seconds <n>', 'tolerationSeconds of the default not-ready:NoExecute toleration', seconds('default-not-ready-toleration-seconds'), 300)

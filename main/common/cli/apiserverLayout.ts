@@ -68,11 +68,13 @@ rules:
 /**
  * kube-apiserver's security settings as kubeadm sets them: RBAC with the
  * Node authorizer, service-account tokens signed with DIR/pki/kube/sa.key,
- * the audit log, and kube's default admission plugins (on without flags).
+ * the audit log, kube's default admission plugins (on without flags) plus
+ * NodeRestriction, so a kubelet may write only its own Node, Lease and pods.
  */
 export function securityFlags(layout: ApiServerLayout): string[] {
   return [
     '--authorization-mode=Node,RBAC',
+    '--enable-admission-plugins=NodeRestriction',
     `--service-account-key-file=${layout.pki.serviceAccount.pub}`,
     `--service-account-signing-key-file=${layout.pki.serviceAccount.key}`,
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
