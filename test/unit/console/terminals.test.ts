@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -92,10 +92,17 @@ describe('TerminalService', () => {
     svc.input({ id: t.id, data: 'sleep 300 & echo "job=$!"\r' });
     await waitFor('job pid', () => /job=\d+/.test(sink.output(t.id)));
     const jobPid = Number(/job=(\d+)/.exec(sink.output(t.id))![1]);
+    // A job that died after its shell exited is an orphan until PID 1 reaps
+    // it, and kill(pid, 0) still succeeds on that zombie: it counts as ended.
     const alive = () => {
       try {
         process.kill(jobPid, 0);
-        return true;
+      } catch {
+        return false;
+      }
+      try {
+        const stat = readFileSync(`/proc/${jobPid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
       } catch {
         return false;
       }
