@@ -58,6 +58,16 @@ const MAX_PAGE_READ = 10_000;
 /** Bound on lost-race retries of one update/delete (kube loops without bound). */
 const MAX_WRITE_TRIES = 1000;
 
+/** What an update or delete starts from: the stored bytes at revision rev, and whether they are known to be etcd's current value (else they came from a cache). */
+interface WriteBase {
+  /** The cached object (when not current). */
+  obj: KObject | undefined;
+  data: Uint8Array;
+  stale: boolean;
+  rev: bigint;
+  current: boolean;
+}
+
 export interface RawWatchHandlers {
   onEvents(events: ObjectEvent[]): void;
   onProgress(revision: bigint): void;
@@ -65,6 +75,13 @@ export interface RawWatchHandlers {
   onError(err: Error): void;
   /** A put whose value cannot be read (already logged); without this handler it is skipped. */
   onUnreadable?(err: UnreadableValueError): void;
+  /**
+   * The handler holds every key's previous object itself (the watch cache):
+   * events then carry `decodePrev` instead of a decoded prevObj, so an
+   * update costs one decode, not two (kube's watcher decodes prev_kv only
+   * for deletes and filtered watches for the same reason).
+   */
+  holdsPrevious?: boolean;
 }
 
 /** kube's `unable to transform key "<key>": <cause>` (an internal error, 500). */
@@ -249,42 +266,98 @@ export class EtcdStore implements Storage {
     return { entries, revision };
   }
 
-  async guaranteedUpdate(key: string, preconditions: Preconditions | undefined, tryUpdate: UpdateFunc, opts?: CreateOptions): Promise<KObject> {
+  /**
+   * Read-modify-write until the compare on mod_revision wins. `cached` (the
+   * watch cache's copy, as kube's cacher passes it) saves the first read:
+   * the update is tried on it, and only when that copy may be stale — the
+   * compare loses, a precondition or tryUpdate fails, or nothing changed —
+   * is etcd read (store.go GuaranteedUpdate with cachedExistingObject).
+   */
+  async guaranteedUpdate(key: string, preconditions: Preconditions | undefined, tryUpdate: UpdateFunc, opts?: CreateOptions, cached?: KObject): Promise<KObject> {
     const k = this.pathPrefix + key;
-    let current = await this.readRaw(k, key);
+    let state = cached ? this.stateFromObject(cached) : await this.currentState(k, key);
     for (let i = 0; i < MAX_WRITE_TRIES; i++) {
-      const stored = this.plain(current);
-      const currentObj = this.decodeBytes(stored.data, current.modRevision);
-      checkPreconditions(key, preconditions, currentObj);
-      const updated = await tryUpdate(currentObj);
+      const currentObj = this.objectOf(state);
+      try {
+        checkPreconditions(key, preconditions, currentObj);
+      } catch (err) {
+        if (state.current) throw err;
+        state = await this.currentState(k, key);
+        continue;
+      }
+      let updated: KObject;
+      try {
+        updated = await tryUpdate(currentObj);
+      } catch (err) {
+        if (state.current) throw err;
+        // The cached copy may be what made tryUpdate fail: try the live object, unless it is the same.
+        const cachedRev = state.rev;
+        state = await this.currentState(k, key);
+        if (state.rev === cachedRev) throw err;
+        continue;
+      }
       const data = this.encode(updated);
       // Same bytes: nothing to write, the resourceVersion stays — unless the
       // stored value is stale (an old encryption key), which this write renews.
-      if (!stored.stale && Buffer.compare(Buffer.from(data), Buffer.from(stored.data)) === 0) return this.decodeBytes(stored.data, current.modRevision);
+      // A cached copy must be confirmed against etcd first.
+      if (!state.stale && Buffer.compare(Buffer.from(data), Buffer.from(state.data)) === 0) {
+        if (!state.current) {
+          state = await this.currentState(k, key);
+          if (Buffer.compare(Buffer.from(data), Buffer.from(state.data)) !== 0) continue;
+        }
+        if (!state.stale) return this.decodeBytes(state.data, state.rev);
+      }
       const lease = opts?.ttlSeconds ? await this.leases.leaseFor(opts.ttlSeconds) : undefined;
-      const res = await this.client.txn([{ key: k, modRevision: current.modRevision }], [{ put: { key: k, value: this.toStorage(data, k), lease } }], [{ range: { key: k } }]);
+      const res = await this.client.txn([{ key: k, modRevision: state.rev }], [{ put: { key: k, value: this.toStorage(data, k), lease } }], [{ range: { key: k } }]);
       if (res.succeeded) return this.decodeBytes(data, res.revision);
       const fresh = res.responses[0]?.kvs?.[0];
       if (!fresh) throw keyNotFound(key);
-      current = fresh;
+      state = this.stateFromKv(fresh);
     }
     throw new StorageError('ResourceVersionConflicts', key, `too many conflicting updates of ${key}`);
   }
 
-  async delete(key: string, preconditions?: Preconditions, validate?: (current: KObject) => void | Promise<void>): Promise<KObject> {
+  /** Delete when the compare on mod_revision wins; `cached` saves the first read, as in guaranteedUpdate (store.go conditionalDelete). */
+  async delete(key: string, preconditions?: Preconditions, validate?: (current: KObject) => void | Promise<void>, cached?: KObject): Promise<KObject> {
     const k = this.pathPrefix + key;
-    let current = await this.readRaw(k, key);
+    let state = cached ? this.stateFromObject(cached) : await this.currentState(k, key);
     for (let i = 0; i < MAX_WRITE_TRIES; i++) {
-      const currentObj = this.decode(current);
-      checkPreconditions(key, preconditions, currentObj);
-      if (validate) await validate(this.decode(current));
-      const res = await this.client.txn([{ key: k, modRevision: current.modRevision }], [{ deleteRange: { key: k } }], [{ range: { key: k } }]);
+      const currentObj = this.objectOf(state);
+      try {
+        checkPreconditions(key, preconditions, currentObj);
+        if (validate) await validate(this.objectOf(state));
+      } catch (err) {
+        if (state.current) throw err;
+        state = await this.currentState(k, key);
+        continue;
+      }
+      const res = await this.client.txn([{ key: k, modRevision: state.rev }], [{ deleteRange: { key: k } }], [{ range: { key: k } }]);
       if (res.succeeded) return currentObj;
       const fresh = res.responses[0]?.kvs?.[0];
       if (!fresh) throw keyNotFound(key);
-      current = fresh;
+      state = this.stateFromKv(fresh);
     }
     throw new StorageError('ResourceVersionConflicts', key, `too many conflicting deletes of ${key}`);
+  }
+
+  /** A fresh copy of the object the write starts from (callers may change it). */
+  private objectOf(state: WriteBase): KObject {
+    return state.obj ? structuredClone(state.obj) : this.decodeBytes(state.data, state.rev);
+  }
+
+  /** The key's value in etcd now (a linearizable read). */
+  private async currentState(k: string, key: string): Promise<WriteBase> {
+    return this.stateFromKv(await this.readRaw(k, key));
+  }
+
+  private stateFromKv(kv: KeyValue): WriteBase {
+    const { data, stale } = this.plain(kv);
+    return { obj: undefined, data, stale, rev: kv.modRevision, current: true };
+  }
+
+  /** A cached object as a starting point: its bytes are its encoding now (kube's getStateFromObject). */
+  private stateFromObject(obj: KObject): WriteBase {
+    return { obj, data: this.encode(obj), stale: false, rev: parseResourceVersion(obj.metadata?.resourceVersion), current: false };
   }
 
   watch(prefix: string, opts: WatchOptions, sink: WatchSink): Watcher {
@@ -323,8 +396,14 @@ export class EtcdStore implements Storage {
       return undefined;
     }
     // An unreadable previous value only costs the event its prevObj.
-    const prev = e.prevKv ? this.decodeOrError(e.prevKv, rev) : undefined;
-    return { type: e.type, key, rev, obj, prevObj: prev instanceof UnreadableValueError ? undefined : prev };
+    const decodePrev = (kv: KeyValue) => {
+      const prev = this.decodeOrError(kv, rev);
+      return prev instanceof UnreadableValueError ? undefined : prev;
+    };
+    const prevKv = e.prevKv;
+    if (!prevKv) return { type: e.type, key, rev, obj };
+    if (h.holdsPrevious) return { type: e.type, key, rev, obj, decodePrev: () => decodePrev(prevKv) };
+    return { type: e.type, key, rev, obj, prevObj: decodePrev(prevKv) };
   }
 
   async currentRevision(): Promise<bigint> {

@@ -18,6 +18,8 @@ export interface ObjectEvent {
   obj?: KObject;
   /** Before the change, if it existed; resourceVersion = rev (kube stamps the old object with the event's revision). */
   prevObj?: KObject;
+  /** Set instead of prevObj when the receiver holds the previous object (etcd sent one: an update or delete). */
+  decodePrev?: () => KObject | undefined;
 }
 
 const all: Predicate = () => true;

@@ -12,6 +12,7 @@ import { protobufCodec } from '../../../main/apiserver/storage/codec';
 const codec = protobufCodec();
 import { cacheCases } from './watchCacheCases';
 import { cases, type Harness } from './storageConformance';
+import { cachedWriteCases, countedStore } from './cachedWrites';
 
 const PORT_BASE = 28000;
 
@@ -65,6 +66,19 @@ describe('watch cache', () => {
         await c.run(h);
       } finally {
         for (const m of made) await m.close();
+      }
+    });
+  }
+});
+
+describe('updates and deletes from a cached copy', () => {
+  for (const c of cachedWriteCases) {
+    it(c.name, async () => {
+      const counted = countedStore(tc.endpoints);
+      try {
+        await c.run({ other, prefix: `/registry/cached-${++n}/` }, counted);
+      } finally {
+        counted.close();
       }
     });
   }
