@@ -1,12 +1,13 @@
-// The API server's etcd v3 client: raw gRPC (@grpc/grpc-js + etcd's protos in
-// resources/proto/etcd), because the watch cache needs what the etcd3 npm
+// The API server's etcd v3 client: gRPC on our own HTTP/2 channel
+// (grpcChannel.ts) with etcd's protos in resources/proto/etcd (encoded by
+// @grpc/proto-loader), because the watch cache needs what the etcd3 npm
 // client hides — prev_kv and progress_notify on one stream, WatchProgressRequest
 // (RequestWatchProgress, answered with watch_id -1, which etcd3 npm rejects),
 // and exact control over where a watch resumes.
 //
 // Endpoints are what --etcd-servers gives ("https://127.0.0.1:2379", or bare
 // "host:port" = http); with https the client presents --etcd-certfile/keyfile
-// and verifies with --etcd-cafile. One channel per endpoint; calls go to the
+// and verifies with --etcd-cafile. One connection per endpoint; calls go to the
 // current endpoint and move to the next one on UNAVAILABLE (member down, no
 // leader), like clientv3's balancer. Retrying a write whose first attempt
 // committed is possible in principle (clientv3 has the same window); the store's
@@ -17,10 +18,10 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadPackageDefinition, Metadata, status as GrpcStatus, type ChannelCredentials, type ChannelOptions, type Client, type ServiceClientConstructor, type ServiceError } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
 import { protoDir } from '../../common/resources';
-import { clientUrlChannel } from '../../common/tlsChannel';
+import { GrpcCallError, GrpcChannel, type ChannelOptions } from './grpcChannel';
 
 /** mvccpb.KeyValue with 64-bit fields as bigint. */
 export interface KeyValue {
@@ -94,20 +95,17 @@ export class EtcdError extends Error {
 const MAX_ATTEMPTS_PER_ENDPOINT = 2;
 const RETRY_BACKOFF_MS = 150;
 
-type Callback = (err: ServiceError | null, res: unknown) => void;
-type UnaryMethod = (req: unknown, md: Metadata, opts: { deadline: number }, cb: Callback) => void;
-export type GrpcClient = Client & Record<string, UnaryMethod>;
+type Method = MethodDefinition<unknown, Record<string, unknown>>;
 
 interface Endpoint {
   target: string;
-  kv: GrpcClient;
-  lease: GrpcClient;
-  watch: GrpcClient;
+  channel: GrpcChannel;
 }
 
 let packageDef: ReturnType<typeof loadSync> | undefined;
 
-function etcdServices(): Record<string, ServiceClientConstructor> {
+/** etcdserverpb's method definitions (path, serializers) with the wire shapes in wire.ts. */
+export function etcdMethod(service: 'KV' | 'Lease' | 'Watch', method: string): Method {
   packageDef ??= loadSync('rpc.proto', {
     includeDirs: [join(protoDir(), 'etcd')],
     keepCase: true,
@@ -116,31 +114,30 @@ function etcdServices(): Record<string, ServiceClientConstructor> {
     defaults: true,
     oneofs: true,
   });
-  return (loadPackageDefinition(packageDef) as unknown as { etcdserverpb: Record<string, ServiceClientConstructor> }).etcdserverpb;
-}
-
-function channelFor(endpoint: string, tls: TlsFiles | undefined): { target: string; credentials: ChannelCredentials; options: ChannelOptions } {
-  const url = /^[a-z]+:\/\//.test(endpoint) ? endpoint : `http://${endpoint}`;
-  const pem = tls && { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), ca: tls.caFile ? readFileSync(tls.caFile) : undefined };
-  const ch = clientUrlChannel(url, pem);
-  if (!ch) throw new Error(`etcd endpoint ${endpoint}: ${url.startsWith('https:') ? 'https needs --etcd-certfile and --etcd-keyfile' : 'unsupported scheme'}`);
-  return { ...ch, options: { ...ch.options, ...KEEPALIVE } };
+  return (packageDef[`etcdserverpb.${service}`] as Record<string, Method>)[method];
 }
 
 /**
  * A paused member (SIGSTOP, or stuck) keeps its TCP connection open and says
  * nothing; without pings a watch on it would wait forever. With them the
- * channel fails within KEEPALIVE time + timeout and the watch resumes on
+ * connection fails within KEEPALIVE time + timeout and the watch resumes on
  * another member (kube-apiserver's etcd client pings every 30 s; we are on
- * loopback and want a console's "pause" to show up quickly).
+ * loopback and want a console's "pause" to show up quickly). etcd's server
+ * refuses pings more often than --grpc-keepalive-min-time (5 s).
  */
-const KEEPALIVE: ChannelOptions = {
-  // etcd's server refuses pings more often than --grpc-keepalive-min-time
-  // (5 s) and pings without an open stream (GOAWAY too_many_pings).
-  'grpc.keepalive_time_ms': 6_000,
-  'grpc.keepalive_timeout_ms': 3_000,
-  'grpc.keepalive_permit_without_calls': 0,
-};
+const KEEPALIVE: ChannelOptions = { keepaliveTimeMs: 6_000, keepaliveTimeoutMs: 3_000 };
+
+function channelFor(endpoint: string, tls: TlsFiles | undefined): Endpoint {
+  const url = /^[a-z]+:\/\//.test(endpoint) ? endpoint : `http://${endpoint}`;
+  const u = new URL(url);
+  if (u.protocol === 'https:') {
+    if (!tls) throw new Error(`etcd endpoint ${endpoint}: https needs --etcd-certfile and --etcd-keyfile`);
+    const pem = { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), ca: tls.caFile ? readFileSync(tls.caFile) : undefined };
+    return { target: u.host, channel: new GrpcChannel(url, pem, KEEPALIVE) };
+  }
+  if (u.protocol !== 'http:') throw new Error(`etcd endpoint ${endpoint}: unsupported scheme`);
+  return { target: u.host, channel: new GrpcChannel(url, undefined, KEEPALIVE) };
+}
 
 export const toBig = (v: unknown): bigint => (v === undefined || v === null || v === '' ? 0n : BigInt(v as string));
 
@@ -198,19 +195,14 @@ export class EtcdClient {
 
   constructor(readonly opts: EtcdClientOptions) {
     if (opts.endpoints.length === 0) throw new Error('--etcd-servers must be specified');
-    const svc = etcdServices();
     this.callTimeoutMs = opts.callTimeoutMs ?? 10_000;
-    this.endpoints = opts.endpoints.map((e) => {
-      const ch = channelFor(e, opts.tls);
-      const make = (name: string) => new svc[name](ch.target, ch.credentials, ch.options) as unknown as GrpcClient;
-      return { target: ch.target, kv: make('KV'), lease: make('Lease'), watch: make('Watch') };
-    });
+    this.endpoints = opts.endpoints.map((e) => channelFor(e, opts.tls));
   }
 
   /** The endpoint calls go to now, and a way to report it broken (used by watches). */
-  currentEndpoint(): { index: number; target: string; watch: GrpcClient } {
+  currentEndpoint(): { index: number; target: string; channel: GrpcChannel } {
     const e = this.endpoints[this.current];
-    return { index: this.current, target: e.target, watch: e.watch };
+    return { index: this.current, target: e.target, channel: e.channel };
   }
 
   /** Moves on from a failed endpoint (no-op when another caller already did). */
@@ -219,12 +211,12 @@ export class EtcdClient {
   }
 
   async range(r: RangeRequest): Promise<RangeResult> {
-    return rangeFromWire(await this.unary('kv', 'Range', rangeToWire(r), true));
+    return rangeFromWire(await this.unary('KV', 'Range', rangeToWire(r), true));
   }
 
   /** Compares are equalities: ModRevision(key) = n, or Version(key) = n. */
   async txn(compare: ({ key: string; modRevision: bigint } | { key: string; version: bigint })[], success: Op[], failure: Op[]): Promise<TxnResult> {
-    const w = await this.unary('kv', 'Txn', {
+    const w = await this.unary('KV', 'Txn', {
       // result EQUAL (0); target MOD (2) or VERSION (0)
       compare: compare.map((c) =>
         'modRevision' in c
@@ -243,31 +235,29 @@ export class EtcdClient {
   }
 
   async leaseGrant(ttlSeconds: number): Promise<bigint> {
-    const w = await this.unary('lease', 'LeaseGrant', { TTL: String(ttlSeconds), ID: '0' });
+    const w = await this.unary('Lease', 'LeaseGrant', { TTL: String(ttlSeconds), ID: '0' });
     if (w.error) throw new Error(String(w.error));
     return toBig(w.ID);
   }
 
   /** Compact history below revision (physical: wait until it is applied). */
   async compact(revision: bigint, physical = true): Promise<void> {
-    await this.unary('kv', 'Compact', { revision: revision.toString(), physical });
+    await this.unary('KV', 'Compact', { revision: revision.toString(), physical });
   }
 
-  private async unary(service: 'kv' | 'lease', method: string, req: unknown, idempotent = false): Promise<Record<string, unknown>> {
+  private async unary(service: 'KV' | 'Lease', method: string, req: unknown, idempotent = false): Promise<Record<string, unknown>> {
+    const def = etcdMethod(service, method);
+    const body = def.requestSerialize(req);
     const attempts = this.endpoints.length * MAX_ATTEMPTS_PER_ENDPOINT;
     let last: EtcdError | undefined;
     for (let i = 0; i < attempts && !this.closed; i++) {
       const index = this.current;
       const ep = this.endpoints[index];
       try {
-        return await new Promise<Record<string, unknown>>((resolve, reject) => {
-          ep[service][method](req, new Metadata(), { deadline: Date.now() + this.callTimeoutMs }, (err, res) => {
-            if (err) reject(new EtcdError(err.code, err.details || err.message, ep.target));
-            else resolve(res as Record<string, unknown>);
-          });
-        });
+        return def.responseDeserialize(await ep.channel.unary(def.path, body, Date.now() + this.callTimeoutMs));
       } catch (e) {
-        const err = e as EtcdError;
+        if (!(e instanceof GrpcCallError)) throw e;
+        const err = new EtcdError(e.code, e.details, ep.target);
         // A timed-out write may still commit: only reads retry on a deadline.
         if (err.code !== GrpcStatus.UNAVAILABLE && !(idempotent && err.code === GrpcStatus.DEADLINE_EXCEEDED)) throw err;
         last = err;
@@ -280,6 +270,6 @@ export class EtcdClient {
 
   close(): void {
     this.closed = true;
-    for (const e of this.endpoints) for (const c of [e.kv, e.lease, e.watch]) c.close();
+    for (const e of this.endpoints) e.channel.close();
   }
 }

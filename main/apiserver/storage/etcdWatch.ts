@@ -18,8 +18,8 @@
 // CATCH_UP_MS (etcd's syncWatchers loop catches unsynced watchers up every
 // 100 ms); the cache simply asks again.
 
-import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
-import { kvFromWire, toBig, type EtcdClient, type KeyValue } from './etcdClient';
+import { etcdMethod, kvFromWire, toBig, type EtcdClient, type KeyValue } from './etcdClient';
+import type { StreamCall } from './grpcChannel';
 
 export interface RawEvent {
   type: 'PUT' | 'DELETE';
@@ -54,10 +54,9 @@ const BACKOFF_MIN_MS = 50;
 const CATCH_UP_MS = 500;
 const BACKOFF_MAX_MS = 1000;
 
-type Stream = ClientDuplexStream<Record<string, unknown>, Record<string, unknown>>;
 
 export class EtcdWatch {
-  private stream: Stream | undefined;
+  private stream: StreamCall | undefined;
   /** The next revision to ask for on (re)connect; 0n until the first `created` when watching from now. */
   private next: bigint;
   private stopped = false;
@@ -82,7 +81,7 @@ export class EtcdWatch {
   /** Ask etcd for a progress reply (RequestWatchProgress); sent on reconnect when no stream is open. */
   requestProgress(): void {
     if (this.stopped) return;
-    if (this.stream) this.stream.write({ progress_request: {} });
+    if (this.stream) this.send(this.stream, { progress_request: {} });
     else this.progressWanted = true;
   }
 
@@ -100,16 +99,25 @@ export class EtcdWatch {
     return this.next;
   }
 
+  private send(stream: StreamCall, req: Record<string, unknown>): void {
+    stream.write(etcdMethod('Watch', 'Watch').requestSerialize(req));
+  }
+
   private connect(): void {
     if (this.stopped) return;
     const ep = this.client.currentEndpoint();
-    const md = new Metadata();
-    // etcd cancels the watch when its member loses the leader; we then move on.
-    md.set('hasleader', 'true');
-    const stream = (ep.watch as unknown as { Watch(md: Metadata): Stream }).Watch(md);
+    const method = etcdMethod('Watch', 'Watch');
+    let created = false;
+    // etcd cancels the watch when its member loses the leader (hasleader); we then move on.
+    const stream: StreamCall = ep.channel.stream(method.path, { hasleader: 'true' }, {
+      onMessage: (bytes) => {
+        if (this.stream !== stream) return;
+        this.onResponse(stream, method.responseDeserialize(bytes), created, () => (created = true), broken);
+      },
+      onEnd: () => broken(),
+    });
     this.stream = stream;
     this.connects++;
-    let created = false;
     const broken = () => {
       if (this.stream !== stream) return;
       this.stream = undefined;
@@ -117,55 +125,7 @@ export class EtcdWatch {
       this.client.failover(ep.index);
       this.scheduleReconnect();
     };
-    stream.on('data', (res: Record<string, unknown>) => {
-      if (this.stream !== stream) return;
-      const header = res.header as { revision?: string } | undefined;
-      const rev = toBig(header?.revision);
-      if (res.created) {
-        created = true;
-        this.failingSince = undefined;
-        this.backoff = BACKOFF_MIN_MS;
-        if (this.next === 0n) this.next = rev + 1n;
-        else if (this.next <= rev) this.distrustProgressUntil = Date.now() + CATCH_UP_MS;
-        if (this.progressWanted) {
-          this.progressWanted = false;
-          stream.write({ progress_request: {} });
-        }
-        return;
-      }
-      const compactRev = toBig(res.compact_revision);
-      if (compactRev > 0n) {
-        this.stopped = true;
-        this.stream = undefined;
-        stream.cancel();
-        this.handlers.onCompacted(compactRev);
-        return;
-      }
-      if (res.canceled) return broken();
-      const wireEvents = (res.events as Record<string, unknown>[]) ?? [];
-      if (wireEvents.length === 0) {
-        if (!created) return;
-        const requested = String(res.watch_id) === '-1';
-        if (requested && Date.now() < this.distrustProgressUntil) return;
-        if (rev >= this.next) this.next = rev + 1n;
-        this.handlers.onProgress(rev);
-        return;
-      }
-      const events: RawEvent[] = [];
-      for (const w of wireEvents) {
-        const kv = kvFromWire(w.kv as Record<string, unknown>);
-        // A reconnect may replay what an earlier stream already delivered.
-        if (kv.modRevision < this.next) continue;
-        const prev = w.prev_kv as Record<string, unknown> | null | undefined;
-        events.push({ type: w.type === 1 ? 'DELETE' : 'PUT', kv, prevKv: prev ? kvFromWire(prev) : undefined });
-      }
-      if (events.length === 0) return;
-      this.next = events[events.length - 1].kv.modRevision + 1n;
-      this.handlers.onEvents(events);
-    });
-    stream.on('error', broken);
-    stream.on('end', broken);
-    stream.write({
+    this.send(stream, {
       create_request: {
         key: Buffer.from(this.opts.key),
         range_end: this.opts.rangeEnd,
@@ -174,6 +134,52 @@ export class EtcdWatch {
         prev_kv: this.opts.prevKv ?? false,
       },
     });
+  }
+
+  private onResponse(stream: StreamCall, res: Record<string, unknown>, created: boolean, markCreated: () => void, broken: () => void): void {
+    const header = res.header as { revision?: string } | undefined;
+    const rev = toBig(header?.revision);
+    if (res.created) {
+      markCreated();
+      this.failingSince = undefined;
+      this.backoff = BACKOFF_MIN_MS;
+      if (this.next === 0n) this.next = rev + 1n;
+      else if (this.next <= rev) this.distrustProgressUntil = Date.now() + CATCH_UP_MS;
+      if (this.progressWanted) {
+        this.progressWanted = false;
+        this.send(stream, { progress_request: {} });
+      }
+      return;
+    }
+    const compactRev = toBig(res.compact_revision);
+    if (compactRev > 0n) {
+      this.stopped = true;
+      this.stream = undefined;
+      stream.cancel();
+      this.handlers.onCompacted(compactRev);
+      return;
+    }
+    if (res.canceled) return broken();
+    const wireEvents = (res.events as Record<string, unknown>[]) ?? [];
+    if (wireEvents.length === 0) {
+      if (!created) return;
+      const requested = String(res.watch_id) === '-1';
+      if (requested && Date.now() < this.distrustProgressUntil) return;
+      if (rev >= this.next) this.next = rev + 1n;
+      this.handlers.onProgress(rev);
+      return;
+    }
+    const events: RawEvent[] = [];
+    for (const w of wireEvents) {
+      const kv = kvFromWire(w.kv as Record<string, unknown>);
+      // A reconnect may replay what an earlier stream already delivered.
+      if (kv.modRevision < this.next) continue;
+      const prev = w.prev_kv as Record<string, unknown> | null | undefined;
+      events.push({ type: w.type === 1 ? 'DELETE' : 'PUT', kv, prevKv: prev ? kvFromWire(prev) : undefined });
+    }
+    if (events.length === 0) return;
+    this.next = events[events.length - 1].kv.modRevision + 1n;
+    this.handlers.onEvents(events);
   }
 
   private scheduleReconnect(): void {

@@ -1,0 +1,164 @@
+// The API server's gRPC channel against a plain node:http2 server that
+// answers the way grpc servers do (the etcd store suites run it against our
+// members and Debian's etcd): message framing across any chunk boundaries,
+// status from trailers or a trailers-only reply, HTTP and reset codes mapped
+// as grpc-go maps them, deadlines, and a refused connection as UNAVAILABLE.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, constants, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { status } from '@grpc/grpc-js';
+import { frame, GrpcCallError, GrpcChannel, MessageReader } from '../../../../main/apiserver/storage/grpcChannel';
+
+describe('MessageReader', () => {
+  it('splits messages whatever the chunk boundaries', () => {
+    const wire = Buffer.concat([frame(Buffer.from('one')), frame(Buffer.alloc(0)), frame(Buffer.from('three'))]);
+    for (let size = 1; size <= wire.length; size++) {
+      const r = new MessageReader();
+      const got: string[] = [];
+      for (let i = 0; i < wire.length; i += size) for (const m of r.push(wire.subarray(i, i + size))) got.push(m.toString());
+      expect(got, `chunks of ${size}`).toEqual(['one', '', 'three']);
+    }
+  });
+
+  it('refuses a compressed message', () => {
+    const m = frame(Buffer.from('x'));
+    m[0] = 1;
+    expect(() => new MessageReader().push(m)).toThrow(GrpcCallError);
+  });
+});
+
+type Handler = (stream: ServerHttp2Stream, body: Buffer, headers: Record<string, unknown>) => void;
+
+describe('GrpcChannel', () => {
+  let server: Http2Server;
+  let url: string;
+  const handlers = new Map<string, Handler>();
+  const cancelled: string[] = [];
+  const pings: number[] = [];
+
+  beforeAll(async () => {
+    server = createServer();
+    server.on('session', (s) => s.on('ping', () => pings.push(Date.now())));
+    server.on('stream', (stream, headers) => {
+      const path = String(headers[':path']);
+      const chunks: Buffer[] = [];
+      stream.on('error', () => {}); // resets the cases ask for
+      stream.on('close', () => {
+        if (stream.rstCode === constants.NGHTTP2_CANCEL) cancelled.push(path);
+      });
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => handlers.get(path)?.(stream, Buffer.concat(chunks), headers));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+  });
+
+  const channel = () => new GrpcChannel(url, undefined, { keepaliveTimeMs: 200, keepaliveTimeoutMs: 1000 });
+  const failure = async (p: Promise<unknown>): Promise<GrpcCallError> => {
+    try {
+      await p;
+    } catch (e) {
+      if (e instanceof GrpcCallError) return e;
+      throw e;
+    }
+    throw new Error('the call succeeded');
+  };
+
+  it('a unary call: headers as grpc wants them, the framed reply, OK in trailers', async () => {
+    let seen: Record<string, unknown> = {};
+    handlers.set('/t.S/Echo', (stream, body, headers) => {
+      seen = headers;
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      // The reply in two DATA frames, split inside the length prefix.
+      const reply = frame(Buffer.concat([Buffer.from('echo:'), body.subarray(5)]));
+      stream.write(reply.subarray(0, 3));
+      stream.end(reply.subarray(3));
+    });
+    const ch = channel();
+    try {
+      const got = await ch.unary('/t.S/Echo', Buffer.from('hi'), Date.now() + 5000);
+      expect(got.toString()).toBe('echo:hi');
+      expect(seen['content-type']).toBe('application/grpc');
+      expect(seen.te).toBe('trailers');
+      expect(seen['grpc-timeout']).toMatch(/^\d+m$/);
+    } finally {
+      ch.close();
+    }
+  });
+
+  it('a status from a trailers-only reply, with grpc-message percent-decoded; HTTP errors and resets as grpc-go maps them', async () => {
+    handlers.set('/t.S/Compacted', (stream) =>
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '11', 'grpc-message': 'etcdserver: mvcc: required revision has been compacted%0Anext' }, { endStream: true }),
+    );
+    handlers.set('/t.S/Busy', (stream) => stream.respond({ ':status': 503 }, { endStream: true }));
+    handlers.set('/t.S/Refused', (stream) => stream.close(constants.NGHTTP2_REFUSED_STREAM));
+    handlers.set('/t.S/Empty', (stream) => {
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.end();
+    });
+    const ch = channel();
+    try {
+      const compacted = await failure(ch.unary('/t.S/Compacted', Buffer.alloc(0), Date.now() + 5000));
+      expect([compacted.code, compacted.details]).toEqual([status.OUT_OF_RANGE, 'etcdserver: mvcc: required revision has been compacted\nnext']);
+      expect((await failure(ch.unary('/t.S/Busy', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNAVAILABLE);
+      expect((await failure(ch.unary('/t.S/Refused', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNAVAILABLE);
+      // OK without a message is not a reply.
+      expect((await failure(ch.unary('/t.S/Empty', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNIMPLEMENTED);
+    } finally {
+      ch.close();
+    }
+  });
+
+  it('a deadline fails the call DEADLINE_EXCEEDED and cancels the stream on the server; a stream call is pinged while open', async () => {
+    handlers.set('/t.S/Slow', () => {});
+    const ch = channel();
+    try {
+      const t0 = Date.now();
+      const e = await failure(ch.unary('/t.S/Slow', Buffer.alloc(0), Date.now() + 300));
+      expect(e.code).toBe(status.DEADLINE_EXCEEDED);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+      for (let i = 0; i < 50 && !cancelled.includes('/t.S/Slow'); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(cancelled).toContain('/t.S/Slow');
+
+      // A long-lived stream: messages both ways, keepalive pings while it is open, ended by the server's status.
+      let serverStream: ServerHttp2Stream | undefined;
+      server.once('stream', (s) => (serverStream = s));
+      const got: string[] = [];
+      let ended: GrpcCallError | undefined | 'open' = 'open';
+      const call = ch.stream('/t.S/Watch', { hasleader: 'true' }, { onMessage: (m) => got.push(m.toString()), onEnd: (err) => (ended = err) });
+      call.write(Buffer.from('create'));
+      for (let i = 0; i < 50 && !serverStream; i++) await new Promise((r) => setTimeout(r, 20));
+      serverStream!.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      serverStream!.write(frame(Buffer.from('created')));
+      const pingsBefore = pings.length;
+      await new Promise((r) => setTimeout(r, 700));
+      expect(pings.length - pingsBefore).toBeGreaterThanOrEqual(2);
+      expect(got).toEqual(['created']);
+      serverStream!.on('wantTrailers', () => serverStream!.sendTrailers({ 'grpc-status': '14', 'grpc-message': 'etcdserver: no leader' }));
+      serverStream!.end();
+      for (let i = 0; i < 50 && ended === 'open'; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(ended).toBeInstanceOf(GrpcCallError);
+      expect([(ended as unknown as GrpcCallError).code, (ended as unknown as GrpcCallError).details]).toEqual([status.UNAVAILABLE, 'etcdserver: no leader']);
+    } finally {
+      ch.close();
+    }
+  });
+
+  it('nothing listening: UNAVAILABLE; a closed channel refuses calls', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const ch = new GrpcChannel(`http://127.0.0.1:${port}`, undefined, { keepaliveTimeMs: 1000, keepaliveTimeoutMs: 1000 });
+    expect((await failure(ch.unary('/t.S/Echo', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNAVAILABLE);
+    ch.close();
+    expect((await failure(ch.unary('/t.S/Echo', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNAVAILABLE);
+  });
+});
