@@ -145,6 +145,18 @@ export function withoutManagedFields(obj: KObject | undefined, skip: readonly st
   return copy;
 }
 
+/** The object without metadata.managedFields and the top-level fields in `skip`, sharing everything else with obj (read-only use). */
+function viewWithoutManagedFields(obj: KObject | undefined, skip: readonly string[]): JsonObject {
+  if (!obj) return {};
+  const view: JsonObject = {};
+  for (const [k, v] of Object.entries(obj)) if (!skip.includes(k)) view[k] = v as JsonValue;
+  if (isObject(view.metadata)) {
+    const { managedFields: _omit, ...metadata } = view.metadata;
+    view.metadata = metadata;
+  }
+  return view;
+}
+
 export interface UpdateManagedFieldsOptions {
   live: KObject | undefined;
   updated: KObject;
@@ -174,8 +186,9 @@ export function updateManagedFields(o: UpdateManagedFieldsOptions): ManagedField
   // status for a write of the main resource) are left out of the comparison:
   // recursiveDifference(ignored) below drops everything under them anyway.
   const skipped = (o.ignoredPaths ?? []).filter((p) => p.length === 1).map((p) => p[0]!);
-  const before = normalizeTyped(withoutManagedFields(o.live, skipped), t);
-  const after = normalizeTyped(withoutManagedFields(o.updated, skipped), t);
+  // normalizeTyped copies what it is given, so a shallow view is enough here.
+  const before = normalizeTyped(viewWithoutManagedFields(o.live, skipped), t);
+  const after = normalizeTyped(viewWithoutManagedFields(o.updated, skipped), t);
   const c = compareValues(before as JsonValue, after as JsonValue, t);
   const changed = c.modified.union(c.added).recursiveDifference(ignored);
   const removed = c.removed.recursiveDifference(ignored);
