@@ -239,11 +239,14 @@ export class GrpcChannel {
     });
     stream.on('error', (e: Error) => (failure ??= e));
     // The server is done once its side ends with a status; a stream we still
-    // have open for writing (a watch) would otherwise stay half-open forever.
+    // have open for writing (a watch) would otherwise stay half-open forever,
+    // so our side ends too (END_STREAM, not a reset: nghttp2 counts a reset
+    // of a stream it already closed as an invalid frame, and a server closes
+    // a connection after enough of those).
     stream.on('end', () => {
       if (status === undefined) return;
       end(status ?? undefined);
-      if (!stream.closed && !stream.destroyed) stream.close(constants.NGHTTP2_NO_ERROR);
+      if (!stream.writableEnded && !stream.destroyed) stream.end();
     });
     stream.on('close', () => {
       this.open--;

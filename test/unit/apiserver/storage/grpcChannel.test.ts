@@ -92,6 +92,23 @@ describe('GrpcChannel', () => {
     }
   });
 
+  it('thousands of calls share one connection: finished calls are not reset (nghttp2 counts resets of closed streams as invalid frames and drops the session after 1,000)', async () => {
+    let sessions = 0;
+    const count = () => sessions++;
+    server.on('session', count);
+    const ch = channel();
+    try {
+      for (let i = 0; i < 1200; i += 50) {
+        const replies = await Promise.all(Array.from({ length: 50 }, (_, j) => ch.unary('/t.S/Echo', Buffer.from(String(i + j)), Date.now() + 5000)));
+        expect(replies.map(String)).toEqual(Array.from({ length: 50 }, (_, j) => `echo:${i + j}`));
+      }
+      expect(sessions).toBe(1);
+    } finally {
+      server.off('session', count);
+      ch.close();
+    }
+  });
+
   it('a status from a trailers-only reply, with grpc-message percent-decoded; HTTP errors and resets as grpc-go maps them', async () => {
     handlers.set('/t.S/Compacted', (stream) =>
       stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '11', 'grpc-message': 'etcdserver: mvcc: required revision has been compacted%0Anext' }, { endStream: true }),
