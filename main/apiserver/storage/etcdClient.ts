@@ -9,10 +9,12 @@
 // "host:port" = http); with https the client presents --etcd-certfile/keyfile
 // and verifies with --etcd-cafile. One connection per endpoint; calls go to the
 // current endpoint and move to the next one on UNAVAILABLE (member down, no
-// leader), like clientv3's balancer. Retrying a write whose first attempt
-// committed is possible in principle (clientv3 has the same window); the store's
-// compare-on-mod_revision txns make such a retry fail its compare rather than
-// apply twice.
+// leader), like clientv3's balancer. Reads, compactions and lease grants are
+// repeated there (clientv3's repeatable policy); a Txn only when the member
+// certainly never processed it (not sent, refused, or above a GOAWAY's last
+// stream): a Txn that may have committed fails with its error instead, as
+// clientv3's isSafeRetryMutableRPC decides — a retried create would
+// otherwise answer AlreadyExists for the caller's own object.
 //
 // Watches (etcdWatch.ts) share the endpoint rotation.
 
@@ -93,6 +95,8 @@ export class EtcdError extends Error {
 }
 
 const MAX_ATTEMPTS_PER_ENDPOINT = 2;
+/** Calls clientv3 repeats on another member whatever happened to the first attempt. */
+const REPEATABLE = true;
 const RETRY_BACKOFF_MS = 150;
 
 type Method = MethodDefinition<unknown, Record<string, unknown>>;
@@ -211,7 +215,7 @@ export class EtcdClient {
   }
 
   async range(r: RangeRequest): Promise<RangeResult> {
-    return rangeFromWire(await this.unary('KV', 'Range', rangeToWire(r), true));
+    return rangeFromWire(await this.unary('KV', 'Range', rangeToWire(r), REPEATABLE));
   }
 
   /** Compares are equalities: ModRevision(key) = n, or Version(key) = n. */
@@ -235,17 +239,17 @@ export class EtcdClient {
   }
 
   async leaseGrant(ttlSeconds: number): Promise<bigint> {
-    const w = await this.unary('Lease', 'LeaseGrant', { TTL: String(ttlSeconds), ID: '0' });
+    const w = await this.unary('Lease', 'LeaseGrant', { TTL: String(ttlSeconds), ID: '0' }, REPEATABLE);
     if (w.error) throw new Error(String(w.error));
     return toBig(w.ID);
   }
 
   /** Compact history below revision (physical: wait until it is applied). */
   async compact(revision: bigint, physical = true): Promise<void> {
-    await this.unary('KV', 'Compact', { revision: revision.toString(), physical });
+    await this.unary('KV', 'Compact', { revision: revision.toString(), physical }, REPEATABLE);
   }
 
-  private async unary(service: 'KV' | 'Lease', method: string, req: unknown, idempotent = false): Promise<Record<string, unknown>> {
+  private async unary(service: 'KV' | 'Lease', method: string, req: unknown, repeatable = false): Promise<Record<string, unknown>> {
     const def = etcdMethod(service, method);
     const body = def.requestSerialize(req);
     const attempts = this.endpoints.length * MAX_ATTEMPTS_PER_ENDPOINT;
@@ -258,8 +262,9 @@ export class EtcdClient {
       } catch (e) {
         if (!(e instanceof GrpcCallError)) throw e;
         const err = new EtcdError(e.code, e.details, ep.target);
-        // A timed-out write may still commit: only reads retry on a deadline.
-        if (err.code !== GrpcStatus.UNAVAILABLE && !(idempotent && err.code === GrpcStatus.DEADLINE_EXCEEDED)) throw err;
+        // A write that may have been processed is not sent again; a timed-out one may still commit.
+        const retry = err.code === GrpcStatus.UNAVAILABLE ? repeatable || e.unprocessed : repeatable && err.code === GrpcStatus.DEADLINE_EXCEEDED;
+        if (!retry) throw err;
         last = err;
         this.failover(index);
         if (i >= this.endpoints.length - 1) await new Promise((r) => setTimeout(r, RETRY_BACKOFF_MS));

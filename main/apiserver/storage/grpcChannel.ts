@@ -23,9 +23,15 @@ import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
-/** A call's end when it is not OK: grpc's status code and message. */
+/**
+ * A call's end when it is not OK: grpc's status code and message, and
+ * whether the server certainly never processed the request (it was never
+ * sent, the stream was refused, or a GOAWAY said the server stopped below
+ * it) — only then may a write be tried again elsewhere (clientv3's
+ * isSafeRetryMutableRPC).
+ */
 export class GrpcCallError extends Error {
-  constructor(readonly code: number, readonly details: string) {
+  constructor(readonly code: number, readonly details: string, readonly unprocessed = false) {
     super(details);
     this.name = 'GrpcCallError';
   }
@@ -73,7 +79,7 @@ function fromHttpStatus(httpStatus: number): number {
 
 /** A stream reset without a status (grpc-js' mapping of RST_STREAM codes). */
 function fromResetCode(code: number): GrpcCallError {
-  if (code === constants.NGHTTP2_REFUSED_STREAM) return new GrpcCallError(GrpcStatus.UNAVAILABLE, 'Stream refused by server');
+  if (code === constants.NGHTTP2_REFUSED_STREAM) return new GrpcCallError(GrpcStatus.UNAVAILABLE, 'Stream refused by server', true);
   if (code === constants.NGHTTP2_CANCEL) return new GrpcCallError(GrpcStatus.CANCELLED, 'Call cancelled');
   if (code === constants.NGHTTP2_ENHANCE_YOUR_CALM) return new GrpcCallError(GrpcStatus.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded');
   if (code === constants.NGHTTP2_INADEQUATE_SECURITY) return new GrpcCallError(GrpcStatus.PERMISSION_DENIED, 'Protocol not secure enough');
@@ -130,6 +136,8 @@ export class MessageReader {
 
 export class GrpcChannel {
   private session: ClientHttp2Session | undefined;
+  /** Per connection that received a GOAWAY: the last stream id the server says it processed. */
+  private readonly goawayLastStream = new WeakMap<ClientHttp2Session, number>();
   private open = 0;
   private closed = false;
   private readonly authority: string;
@@ -210,7 +218,7 @@ export class GrpcChannel {
       ({ stream, session } = this.request(path, metadata));
     } catch (e) {
       // Never synchronously from inside unary()/stream(): callers set up after those return.
-      process.nextTick(() => end(new GrpcCallError(GrpcStatus.UNAVAILABLE, (e as Error).message)));
+      process.nextTick(() => end(new GrpcCallError(GrpcStatus.UNAVAILABLE, (e as Error).message, true)));
       return undefined;
     }
     this.open++;
@@ -252,7 +260,12 @@ export class GrpcChannel {
       this.open--;
       if (status !== undefined) return end(status ?? undefined);
       // The connection failed (refused, dropped, keepalive): UNAVAILABLE, so the caller moves on.
-      if (session.destroyed) return end(new GrpcCallError(GrpcStatus.UNAVAILABLE, failure?.message ?? 'Connection dropped'));
+      if (session.destroyed) {
+        // Never given an id (the connection failed first), or above the last stream a GOAWAY said the server handled.
+        const last = this.goawayLastStream.get(session);
+        const unprocessed = stream.id === undefined || (last !== undefined && stream.id > last);
+        return end(new GrpcCallError(GrpcStatus.UNAVAILABLE, failure?.message ?? 'Connection dropped', unprocessed));
+      }
       if (stream.rstCode !== undefined && stream.rstCode !== constants.NGHTTP2_NO_ERROR) return end(fromResetCode(stream.rstCode));
       end(new GrpcCallError(failure ? GrpcStatus.UNAVAILABLE : GrpcStatus.INTERNAL, failure?.message ?? 'Stream closed without a status'));
     });
@@ -288,7 +301,10 @@ export class GrpcChannel {
     };
     // Open calls see the failure on their streams; the next call reconnects.
     s.on('error', forget);
-    s.on('goaway', forget);
+    s.on('goaway', (_code: number, lastStreamID: number) => {
+      this.goawayLastStream.set(s, lastStreamID);
+      forget();
+    });
     s.on('close', forget);
     s.once('connect', () => {
       try {

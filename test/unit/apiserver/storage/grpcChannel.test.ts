@@ -109,12 +109,21 @@ describe('GrpcChannel', () => {
     }
   });
 
-  it('a status from a trailers-only reply, with grpc-message percent-decoded; HTTP errors and resets as grpc-go maps them', async () => {
+  it('a status from a trailers-only reply, with grpc-message percent-decoded; HTTP errors and resets as grpc-go maps them; which failures leave the request certainly unprocessed', async () => {
     handlers.set('/t.S/Compacted', (stream) =>
       stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '11', 'grpc-message': 'etcdserver: mvcc: required revision has been compacted%0Anext' }, { endStream: true }),
     );
     handlers.set('/t.S/Busy', (stream) => stream.respond({ ':status': 503 }, { endStream: true }));
     handlers.set('/t.S/Refused', (stream) => stream.close(constants.NGHTTP2_REFUSED_STREAM));
+    // Processed (maybe), then the connection is gone: not safe to send again.
+    handlers.set('/t.S/Dropped', (stream) => stream.session?.destroy());
+    // A GOAWAY, then the connection is gone. The server had taken the stream,
+    // so its GOAWAY names it as processed (nghttp2 puts the last stream it
+    // accepted there): not safe either.
+    handlers.set('/t.S/GoneAway', (stream) => {
+      stream.session?.goaway(constants.NGHTTP2_INTERNAL_ERROR, 0);
+      setTimeout(() => stream.session?.destroy(), 50);
+    });
     handlers.set('/t.S/Empty', (stream) => {
       stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
       stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
@@ -125,7 +134,12 @@ describe('GrpcChannel', () => {
       const compacted = await failure(ch.unary('/t.S/Compacted', Buffer.alloc(0), Date.now() + 5000));
       expect([compacted.code, compacted.details]).toEqual([status.OUT_OF_RANGE, 'etcdserver: mvcc: required revision has been compacted\nnext']);
       expect((await failure(ch.unary('/t.S/Busy', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNAVAILABLE);
-      expect((await failure(ch.unary('/t.S/Refused', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNAVAILABLE);
+      const refused = await failure(ch.unary('/t.S/Refused', Buffer.alloc(0), Date.now() + 5000));
+      expect([refused.code, refused.unprocessed]).toEqual([status.UNAVAILABLE, true]);
+      const dropped = await failure(ch.unary('/t.S/Dropped', Buffer.alloc(0), Date.now() + 5000));
+      expect([dropped.code, dropped.unprocessed]).toEqual([status.UNAVAILABLE, false]);
+      const goneAway = await failure(ch.unary('/t.S/GoneAway', Buffer.alloc(0), Date.now() + 5000));
+      expect([goneAway.code, goneAway.unprocessed, goneAway.details]).toEqual([status.UNAVAILABLE, false, 'Session closed with error code 2']);
       // OK without a message is not a reply.
       expect((await failure(ch.unary('/t.S/Empty', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNIMPLEMENTED);
     } finally {
@@ -174,7 +188,9 @@ describe('GrpcChannel', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
     const ch = new GrpcChannel(`http://127.0.0.1:${port}`, undefined, { keepaliveTimeMs: 1000, keepaliveTimeoutMs: 1000 });
-    expect((await failure(ch.unary('/t.S/Echo', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNAVAILABLE);
+    const refused = await failure(ch.unary('/t.S/Echo', Buffer.alloc(0), Date.now() + 5000));
+    // Never sent: safe to send elsewhere.
+    expect([refused.code, refused.unprocessed]).toEqual([status.UNAVAILABLE, true]);
     ch.close();
     expect((await failure(ch.unary('/t.S/Echo', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNAVAILABLE);
   });
