@@ -6,10 +6,10 @@
 //   guaranteedUpdate Txn(ModRevision(key)=seen).Then(Put).Else(Get) retried with the Else value
 //   delete           Txn(ModRevision(key)=seen).Then(Delete).Else(Get)
 // An update that leaves the encoded bytes unchanged writes nothing and keeps
-// the resourceVersion. Lists page at one fixed revision with kube's continue
-// tokens; RV rules: get/list "" = newest, "N" = not older than N (TooLarge
-// otherwise), list Exact (or legacy limit+N) reads at revision N.
-// Watches straight from etcd live in storeWatch.ts.
+// the resourceVersion. An update or delete may start from the watch cache's
+// copy and read etcd only when that copy may be stale. RV rules for get: ""
+// = newest, "N" = not older than N (TooLarge otherwise). Lists straight from
+// etcd live in etcdList.ts, watches straight from etcd in storeWatch.ts.
 //
 // Encryption at rest: an optional ValueTransformer sits between the codec and
 // etcd (kube's value.Transformer), given the full etcd key. A value it reads
@@ -23,16 +23,12 @@
 // onUnreadable, or, for a direct etcd watch, skipped with a log line.
 
 import type { KObject } from '../api/object';
-import { badRequest } from '../api/status';
-import { EtcdError, prefixEnd, type EtcdClient, type KeyValue } from './etcdClient';
+import { prefixEnd, type EtcdClient, type KeyValue } from './etcdClient';
 import { EtcdWatch } from './etcdWatch';
-import { decodeContinue, encodeContinue } from './continueToken';
 import {
   checkPreconditions,
-  CONTINUE_EXPIRED_MESSAGE,
   keyExists,
   keyNotFound,
-  LIST_EXPIRED_MESSAGE,
   parseResourceVersion,
   tooLargeResourceVersion,
 } from './errors';
@@ -40,6 +36,7 @@ import { LeaseManager } from './leases';
 import type { ValueTransformer } from '../server/serverEnv';
 import { StorageError, type Codec, type CreateOptions, type GetOptions, type ListOptions, type ListResult, type Preconditions, type Storage, type UpdateFunc, type WatchOptions, type WatchSink, type Watcher } from './interface';
 import { startStoreWatch } from './storeWatch';
+import { listFromEtcd } from './etcdList';
 import type { ObjectEvent } from './watchEvents';
 
 export interface EtcdStoreOptions {
@@ -53,8 +50,6 @@ export interface EtcdStoreOptions {
   log?: (line: string) => void;
 }
 
-/** kube's maxLimit: how far a filtered page may widen its etcd reads. */
-const MAX_PAGE_READ = 10_000;
 /** Bound on lost-race retries of one update/delete (kube loops without bound). */
 const MAX_WRITE_TRIES = 1000;
 
@@ -125,7 +120,7 @@ export class EtcdStore implements Storage {
   }
 
   /** decode, or UnreadableValueError when the value cannot be read. */
-  private decodeOrThrow(kv: KeyValue, rv = kv.modRevision): KObject {
+  decodeOrThrow(kv: KeyValue, rv = kv.modRevision): KObject {
     try {
       return this.decode(kv, rv);
     } catch (err) {
@@ -168,78 +163,8 @@ export class EtcdStore implements Storage {
     return this.decode(res.kvs[0]);
   }
 
-  async getList(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
-    const keyPrefix = this.pathPrefix + (prefix.endsWith('/') ? prefix : `${prefix}/`);
-    const fromRV = parseResourceVersion(opts.resourceVersion);
-    let start: string | Buffer = keyPrefix;
-    let end: Buffer | undefined = prefixEnd(keyPrefix);
-    if (opts.exactKey !== undefined) {
-      start = this.pathPrefix + opts.exactKey;
-      end = undefined;
-    }
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-    let withRev = 0n;
-    const paging = limit > 0;
-    if (opts.continue) {
-      if (opts.resourceVersion && opts.resourceVersion !== '0') throw badRequest('specifying resource version is not allowed when using continue');
-      let c: { fromKey: string; rv: bigint };
-      try {
-        c = decodeContinue(opts.continue, keyPrefix);
-      } catch (e) {
-        throw badRequest(`invalid continue token: ${(e as Error).message}`);
-      }
-      start = c.fromKey;
-      // rv -1 (kube's token after a compacted continue) continues at the newest revision.
-      withRev = c.rv > 0n ? c.rv : 0n;
-    } else if (opts.resourceVersionMatch === 'Exact' || (opts.resourceVersionMatch === undefined && paging && fromRV > 0n)) {
-      withRev = fromRV;
-    }
-    const items: KObject[] = [];
-    let returnedRV = withRev;
-    let readLimit = limit;
-    let lastKey: Buffer | undefined;
-    let hasMore = false;
-    let firstCount = 0n;
-    let headerRev = 0n;
-    for (let round = 0; ; round++) {
-      let res;
-      try {
-        res = await this.client.range({ key: start, rangeEnd: end, limit: readLimit, revision: withRev });
-      } catch (e) {
-        if (e instanceof EtcdError && e.compacted) throw new StorageError('Expired', prefix, opts.continue ? CONTINUE_EXPIRED_MESSAGE : LIST_EXPIRED_MESSAGE);
-        if (e instanceof EtcdError && e.futureRevision) {
-          const current = await this.currentRevision();
-          throw tooLargeResourceVersion(prefix, withRev, current);
-        }
-        throw e;
-      }
-      if (round === 0) firstCount = res.count;
-      headerRev = res.revision;
-      hasMore = res.more;
-      for (const kv of res.kvs) {
-        if (paging && items.length >= limit) {
-          hasMore = true;
-          break;
-        }
-        lastKey = kv.key;
-        const obj = this.decodeOrThrow(kv);
-        if (!opts.predicate || opts.predicate(obj)) items.push(obj);
-      }
-      if (returnedRV === 0n) returnedRV = res.revision;
-      if (!hasMore || !paging || items.length >= limit || res.kvs.length === 0) break;
-      // Selectors dropped objects: read wider pages until this one is full.
-      readLimit = Math.min(readLimit * 2, MAX_PAGE_READ);
-      start = Buffer.concat([lastKey!, Buffer.from([0])]);
-      if (withRev === 0n) withRev = returnedRV;
-    }
-    if (!opts.continue && fromRV > headerRev) throw tooLargeResourceVersion(prefix, fromRV, headerRev);
-    const out: ListResult = { items, resourceVersion: returnedRV.toString() };
-    if (hasMore && lastKey) {
-      out.continue = encodeContinue(`${lastKey.toString('utf8')}\u0000`, keyPrefix, returnedRV);
-      // Only without selectors is etcd's count the number of objects left.
-      if (!opts.predicate) out.remainingItemCount = Number(firstCount) - limit;
-    }
-    return out;
+  getList(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    return listFromEtcd(this, prefix, opts);
   }
 
   /**
