@@ -101,7 +101,7 @@ export function serviceAccountPlugin(env: ServerEnv, _ctx?: unknown, opts: Servi
     const key = env.keyFor('serviceaccounts', '', namespace, name);
     const storage = env.storageFor('serviceaccounts');
     try {
-      return (await storage.get(key, { resourceVersion: '0' })) as ServiceAccount;
+      return (await storage.get(key, { resourceVersion: '0', shareObject: true })) as ServiceAccount;
     } catch (err) {
       if (!(err instanceof StorageError && err.code === 'KeyNotFound')) throw err;
     }

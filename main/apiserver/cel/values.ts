@@ -31,8 +31,10 @@ export function toCel(v: unknown, stats?: ConversionStats): CelInput {
       // A Map, not a record: the evaluator wraps a Map as is, while it copies
       // a record's entries into a new Map on every field access.
       const out = new Map<string, CelInput>();
-      for (const [k, e] of Object.entries(v as Record<string, unknown>)) {
-        if (e !== undefined) out.set(k, toCel(e, stats));
+      const rec = v as Record<string, unknown>;
+      for (const k in rec) {
+        const e = rec[k];
+        if (e !== undefined && Object.prototype.hasOwnProperty.call(rec, k)) out.set(k, toCel(e, stats));
       }
       if (stats && out.size > stats.maxCollection) stats.maxCollection = out.size;
       return out;

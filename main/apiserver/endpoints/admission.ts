@@ -9,12 +9,13 @@
 // the RFC 6902 patch from the object before to the object after), 'deny'
 // (with the rejection message) or 'skip' (the plugin does not handle the
 // request). Only plugins that handle the request and may mutate (have
-// admit) serialize the object to spot their changes, so plugins that do not
-// apply cost nothing but the stage record.
+// admit) compare the object with a copy to spot their changes, so plugins
+// that do not apply cost nothing but the stage record.
 
 import type { KObject } from '../api/object';
 import { StatusError } from '../api/status';
-import { jsonPatchDiff } from '../admission/trace/jsonPatchDiff';
+import { jsonPatchDiff, type PatchOperation } from '../admission/trace/jsonPatchDiff';
+import { jsonCopy, sameJson } from '../patch/jsonValue';
 import type { UserInfo } from '../registry/resourceDef';
 import type { StageVerdict } from '../server/trace';
 import type { TraceRecorder } from '../server/traceRecorder';
@@ -61,10 +62,12 @@ export interface AdmissionPlugin {
 // requests' completions, so a synchronous plugin would wait behind them.
 
 export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: TraceRecorder): Promise<void> {
-  // The object's JSON before the plugin runs; after it, the same text means
-  // no change (no parse, no diff), and it is the next plugin's "before".
-  // Only a plugin that changed something pays for parsing and diffing.
-  let json: string | undefined;
+  // A copy of the object before the plugin runs; after it, the same JSON
+  // (sameJson walks both, allocating nothing) means no change, and the copy
+  // is the next plugin's "before". Only a plugin that changed something pays
+  // for a diff and a new copy; the patch's values point into that copy, which
+  // later plugins do not touch.
+  let before: KObject | undefined;
   for (const p of plugins) {
     if (!p.admit) continue;
     const stage = `admission:mutating:${p.name}`;
@@ -73,7 +76,7 @@ export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAt
       continue;
     }
     const t0 = performance.now();
-    const before = attrs.object ? (json ??= JSON.stringify(attrs.object)) : undefined;
+    if (attrs.object && before === undefined) before = jsonCopy(attrs.object);
     try {
       const pending = p.admit(attrs);
       if (pending) await pending;
@@ -81,8 +84,13 @@ export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAt
       recordFailure(trace, stage, err, t0);
       throw err;
     }
-    json = attrs.object ? JSON.stringify(attrs.object) : undefined;
-    const patch = before !== undefined && json !== before ? jsonPatchDiff(JSON.parse(before) as KObject, attrs.object) : [];
+    let patch: PatchOperation[] = [];
+    if (!attrs.object) before = undefined;
+    else if (before !== undefined && !sameJson(before, attrs.object)) {
+      const after = jsonCopy(attrs.object);
+      patch = jsonPatchDiff(before, after);
+      before = after;
+    }
     if (patch.length > 0) trace.add({ stage, verdict: 'mutate', patch, latencyMs: performance.now() - t0 });
     else trace.add({ stage, verdict: 'allow', latencyMs: performance.now() - t0 });
   }

@@ -15,6 +15,7 @@
 import type { KObject, ManagedFieldsEntry } from '../api/object';
 import { rfc3339, updateManagedFields } from '../patch/managedFields';
 import { messageForKind } from '../patch/patchMeta';
+import { jsonCopy } from '../patch/jsonValue';
 import type { ResourceScope } from './scope';
 
 export function ignoredPathsFor(scope: ResourceScope, subresource: string): string[][] {
@@ -55,7 +56,7 @@ export function recordManagedFields(
   }
   if (memo?.has(key)) {
     entries = memo.get(key)?.map((e) => {
-      const copy = structuredClone(e);
+      const copy = jsonCopy(e);
       if (copy.time !== undefined) copy.time = rfc3339(now);
       return copy;
     });
@@ -73,7 +74,7 @@ export function recordManagedFields(
     });
     if (memo) {
       if (memo.size >= CREATE_MEMO_MAX) memo.delete(memo.keys().next().value!);
-      memo.set(key, entries && structuredClone(entries));
+      memo.set(key, entries && jsonCopy(entries));
     }
   }
   if (entries && entries.length > 0) updated.metadata.managedFields = entries;

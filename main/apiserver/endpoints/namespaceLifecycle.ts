@@ -49,7 +49,7 @@ export function namespaceLifecycle(services: Pick<RestServices, 'etcdPrefix' | '
       const key = `${services.etcdPrefix}/namespaces/${a.namespace}`;
       let ns: KObject;
       try {
-        ns = await storage.get(key, { resourceVersion: '0' });
+        ns = await storage.get(key, { resourceVersion: '0', shareObject: true });
       } catch (err) {
         if (!(err instanceof StorageError && err.code === 'KeyNotFound')) throw err;
         try {

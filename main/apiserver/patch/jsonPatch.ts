@@ -147,6 +147,8 @@ export function decodePointerToken(t: string): string {
 
 /** RFC 6901 token escaping: ~ → ~0, / → ~1. */
 export function encodePointerToken(t: string): string {
+  // Most keys need no escaping; the regex replaces would allocate for each.
+  if (!t.includes('~') && !t.includes('/')) return t;
   return t.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

@@ -29,6 +29,46 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/** Whether a and b are the same JSON document: keys holding undefined count as absent, key order does not matter. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let keys = 0;
+  for (const k in ra) {
+    const v = ra[k];
+    if (v === undefined) continue;
+    keys++;
+    if (!Object.prototype.hasOwnProperty.call(rb, k) || !sameJson(v, rb[k])) return false;
+  }
+  for (const k in rb) if (rb[k] !== undefined) keys--;
+  return keys === 0;
+}
+
+/** A deep copy as JSON.parse(JSON.stringify(v)) makes it of JSON data (undefined keys dropped, undefined in arrays as null), without the text. */
+export function jsonCopy<T>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = v[i] === undefined ? null : jsonCopy(v[i]);
+    return out as T;
+  }
+  const out: Record<string, unknown> = {};
+  const src = v as Record<string, unknown>;
+  for (const k in src) {
+    const e = src[k];
+    if (e !== undefined) out[k] = jsonCopy(e);
+  }
+  return out as T;
+}
+
 export function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }

@@ -56,6 +56,12 @@ export type Predicate = (obj: KObject) => boolean;
 export interface GetOptions {
   /** '' = most recent from etcd; '0' = anything (cache); 'N' = not older than N. */
   resourceVersion?: string;
+  /**
+   * The caller only reads the object (as ListOptions.shareItems): a cache
+   * may return its own stored object instead of a deep copy. Admission's
+   * per-request lookups (the namespace, the service account) read this way.
+   */
+  shareObject?: boolean;
 }
 
 export interface ListOptions {

@@ -294,7 +294,7 @@ export class WatchCache implements Storage {
     if (rv > 0n) await this.waitOrTooLarge(rv, key);
     const obj = this.objects.get(key);
     if (!obj) throw keyNotFound(key, this.rv);
-    return structuredClone(obj);
+    return opts.shareObject ? obj : structuredClone(obj);
   }
 
   async getList(prefix: string, opts: ListOptions = {}): Promise<ListResult> {

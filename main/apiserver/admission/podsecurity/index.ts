@@ -32,7 +32,7 @@ export function podSecurityPlugin(env: ServerEnv, config?: unknown): AdmissionPl
       const store = env.storageFor('namespaces');
       const key = env.keyFor('namespaces', '', '', name);
       try {
-        return await store.get(key, { resourceVersion: '0' });
+        return await store.get(key, { resourceVersion: '0', shareObject: true });
       } catch (err) {
         if (!(err instanceof StorageError && err.code === 'KeyNotFound')) throw err;
       }

@@ -122,7 +122,7 @@ export function validatingAdmissionPolicyPlugin(env: ServerEnv): AdmissionPlugin
 
   async function getNamespace(name: string): Promise<KObject> {
     try {
-      return await env.storageFor('namespaces').get(env.keyFor('namespaces', '', '', name), { resourceVersion: '0' });
+      return await env.storageFor('namespaces').get(env.keyFor('namespaces', '', '', name), { resourceVersion: '0', shareObject: true });
     } catch (e) {
       if (e instanceof StorageError && e.code === 'KeyNotFound') throw failure(404, 'NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' });
       throw e;

@@ -46,4 +46,20 @@ describe('admission trace stages', () => {
     await expect(runMutating([{ name: 'Broken', admit: () => { throw new Error('boom'); } }], podCreate({ metadata: { name: 'p' } }), trace)).rejects.toThrow('boom');
     expect(trace.trace.stages[0]).toMatchObject({ stage: 'admission:mutating:Broken', verdict: 'error', reason: 'boom' });
   });
+
+  it("each patch shows only its own plugin's change, though a later plugin changes the same part of the object", async () => {
+    const plugins: AdmissionPlugin[] = [
+      { name: 'First', admit: (a) => void ((a.object!.spec as { tolerations: unknown[] }).tolerations = [{ key: 'a' }]) },
+      { name: 'Reorder', admit: (a) => void (a.object!.metadata = { ...a.object!.metadata, extra: undefined } as never) },
+      { name: 'Second', admit: (a) => void ((a.object!.spec as { tolerations: { key: string; value?: string }[] }).tolerations[0].value = 'x') },
+    ];
+    const trace = new TraceRecorder('POST', '/api/v1/namespaces/default/pods');
+    await runMutating(plugins, podCreate({ metadata: { name: 'p' }, spec: {} }), trace);
+    expect(trace.trace.stages.map(({ verdict, patch }) => ({ verdict, patch }))).toEqual([
+      { verdict: 'mutate', patch: [{ op: 'add', path: '/spec/tolerations', value: [{ key: 'a' }] }] },
+      // A copy of the same fields, and a key set to undefined, are no change (as in JSON).
+      { verdict: 'allow', patch: undefined },
+      { verdict: 'mutate', patch: [{ op: 'add', path: '/spec/tolerations/0/value', value: 'x' }] },
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonPatchDiff } from '../../../../main/apiserver/admission/trace/jsonPatchDiff';
 import { applyJsonPatchOps } from '../../../../main/apiserver/patch/jsonPatch';
-import type { JsonValue } from '../../../../main/apiserver/patch/jsonValue';
+import { jsonCopy, sameJson, type JsonValue } from '../../../../main/apiserver/patch/jsonValue';
 
 const cases: { name: string; before: unknown; after: unknown; want: unknown[] }[] = [
   { name: 'equal documents', before: { a: 1, b: [1, 2] }, after: { b: [1, 2], a: 1 }, want: [] },
@@ -26,4 +26,32 @@ describe('jsonPatchDiff', () => {
       expect(applied).toEqual(c.after);
     });
   }
+});
+
+describe('sameJson and jsonCopy', () => {
+  const doc = { metadata: { name: 'p', labels: { a: '1' }, gone: undefined }, spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }] }, n: null, z: 0, f: false };
+  it('jsonCopy is what a JSON round trip gives, sharing nothing', () => {
+    const copy = jsonCopy(doc);
+    expect(copy).toStrictEqual(JSON.parse(JSON.stringify(doc)));
+    expect(copy.spec.containers[0]).not.toBe(doc.spec.containers[0]);
+    expect(jsonCopy([1, undefined, 'x'])).toStrictEqual([1, null, 'x']);
+  });
+  it('sameJson ignores key order and undefined keys; any other difference counts', () => {
+    expect(sameJson(doc, jsonCopy(doc))).toBe(true);
+    expect(sameJson({ a: 1, b: 2 }, { b: 2, a: 1, c: undefined })).toBe(true);
+    const changes: [unknown, unknown][] = [
+      [{ a: 1 }, { a: 1, b: null }],
+      [{ a: 1, b: 2 }, { a: 1 }],
+      [{ a: [1, 2] }, { a: [1, 2, 3] }],
+      [{ a: [1, 2] }, { a: [2, 1] }],
+      [{ a: { b: { c: 'x' } } }, { a: { b: { c: 'y' } } }],
+      [{ a: [] }, { a: {} }],
+      [{ a: 0 }, { a: false }],
+      [{ a: '1' }, { a: 1 }],
+    ];
+    for (const [x, y] of changes) {
+      expect(sameJson(x, y), JSON.stringify([x, y])).toBe(false);
+      expect(sameJson(y, x), JSON.stringify([y, x])).toBe(false);
+    }
+  });
 });

@@ -155,6 +155,18 @@ describe('watch cache (scripted etcd)', () => {
     await cache.close();
   });
 
+  it('a shareObject get hands out the stored object; a plain get a copy', async () => {
+    const { cache } = await started();
+    const stored = (await cache.getList(P, { resourceVersion: '0', shareItems: true })).items[0]!;
+    const k = `${P}a`;
+    const shared = await cache.get(k, { resourceVersion: '0', shareObject: true });
+    expect(shared).toBe(stored);
+    const copy = await cache.get(k, { resourceVersion: '0' });
+    expect(copy).not.toBe(shared);
+    expect(copy).toEqual(shared);
+    await cache.close();
+  });
+
   it('shareObjects watchers get the stored objects themselves; other watchers get copies', async () => {
     const { s, cache } = await started();
     const shared: WatchEvent[] = [];
