@@ -15,7 +15,7 @@ import { decodeObject } from './decodeObject';
 import { recordManagedFields } from './managedFields';
 import { fillSystemFields, generateNameFrom, reconcileNamespace, resourceVersionOnCreate } from './objectMeta';
 import { negotiateOutput } from './outputFormat';
-import { readable, rememberItemJson, writeOutput } from './read';
+import { readable, writeCreated, writeOutput } from './read';
 import { keyFor, strategyContext, type ResourceScope } from './scope';
 import { interpretStorageError } from './storageErrors';
 import { parseWriteOptions } from './writeOptions';
@@ -29,8 +29,8 @@ export async function createObject(ctx: RequestContext, scope: ResourceScope): P
   const obj = await ctx.trace.stage('decode', () => decodeObject(ctx, scope, opts.fieldValidation));
   reconcileNamespace(scope, obj, ctx.info.namespace);
   const created = await createDecoded(ctx, scope, obj, opts.dryRun, opts.fieldManager, 'Update');
-  writeOutput(ctx, scope, output, 201, [created], {}, false);
-  if (!opts.dryRun) rememberItemJson(scope, created);
+  if (opts.dryRun) writeOutput(ctx, scope, output, 201, [created], {}, false);
+  else writeCreated(ctx, scope, output, created);
 }
 
 /** The create lifecycle for an already decoded object (also used by PUT/apply that create). */

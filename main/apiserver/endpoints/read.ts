@@ -72,13 +72,32 @@ function revisionKey(obj: KObject): string | undefined {
 }
 
 /** After a write: `out` (readable(), as sent to the client) is what lists will show for its stored revision. */
-export function rememberItemJson(scope: ResourceScope, out: KObject): void {
+export function rememberItemJson(scope: ResourceScope, out: KObject, json = JSON.stringify(stripTypeMeta(out))): void {
   const key = revisionKey(out);
   if (key === undefined) return;
   let pending = pendingItemJson.get(scope.def);
   if (!pending) pendingItemJson.set(scope.def, (pending = new Map()));
   if (pending.size >= PENDING_MAX) pending.delete(pending.keys().next().value!);
-  pending.set(key, Buffer.from(JSON.stringify(stripTypeMeta(out))));
+  pending.set(key, Buffer.from(json));
+}
+
+/**
+ * A create's 201: writeOutput's response, and rememberItemJson's item JSON
+ * from one serialization when the answer is plain JSON — the object decoded
+ * from storage has kind and apiVersion as its first keys, so its JSON is the
+ * item's JSON with those two in front.
+ */
+export function writeCreated(ctx: RequestContext, scope: ResourceScope, output: OutputKind, created: KObject): void {
+  const first = Object.keys(created).slice(0, 2);
+  if (output.kind !== 'object' || output.serialization !== 'json' || first[0] !== 'kind' || first[1] !== 'apiVersion') {
+    writeOutput(ctx, scope, output, 201, [created], {}, false);
+    rememberItemJson(scope, created);
+    return;
+  }
+  const item = JSON.stringify(stripTypeMeta(created));
+  const head = `{"kind":${JSON.stringify(created.kind)},"apiVersion":${JSON.stringify(created.apiVersion)}`;
+  writeRaw(ctx, 201, outputContentType(output), `${head}${item.length > 2 ? ',' : ''}${item.slice(1)}\n`);
+  rememberItemJson(scope, created, item);
 }
 
 function itemJson(scope: ResourceScope, obj: KObject): Buffer {
