@@ -46,7 +46,11 @@ export function stopUp(up, graceMs) {
   });
 }
 
-/** A keep-alive HTTPS client with DIR/kubeconfig's admin identity: call(method, path, body) → {code, body}. */
+/**
+ * A keep-alive HTTPS client with DIR/kubeconfig's admin identity: call(method, path, body) → {code, body}.
+ * With `{ chunks: true }` the body comes back as the chunks received (no joining: a timed
+ * 20 MB list then ends with its last byte, not with the client's copy of it).
+ */
 export function kubeClient(dir, maxSockets) {
   const kc = parse(readFileSync(join(dir, 'kubeconfig'), 'utf8'));
   const b = (s) => Buffer.from(s, 'base64');
@@ -58,13 +62,13 @@ export function kubeClient(dir, maxSockets) {
     key: b(kc.users[0].user['client-key-data']),
   });
   const server = kc.clusters[0].cluster.server;
-  const call = (method, path, body) =>
+  const call = (method, path, body, opts = {}) =>
     new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
       const req = request(`${server}${path}`, { method, agent, headers: { accept: 'application/json', ...(data ? { 'content-type': 'application/json' } : {}) } }, (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ code: res.statusCode, body: Buffer.concat(chunks) }));
+        res.on('end', () => resolve({ code: res.statusCode, body: opts.chunks ? chunks : Buffer.concat(chunks) }));
         res.on('error', reject);
       });
       req.on('error', reject);
