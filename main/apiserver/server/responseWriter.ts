@@ -6,7 +6,8 @@
 // go out gzipped (level 1) when the client's Accept-Encoding names gzip, as
 // kube's deferredResponseWriter does (APIResponseCompression, on by default).
 
-import { gzip } from 'node:zlib';
+import { Readable, pipeline } from 'node:stream';
+import { createGzip, gzip } from 'node:zlib';
 import { stringify as toYaml } from 'yaml';
 import { internalError, StatusError, type Status } from '../api/status';
 import type { RequestContext } from './context';
@@ -42,6 +43,8 @@ export function writeObject(ctx: RequestContext, code: number, obj: unknown, ser
 /** kube's defaultGzipThresholdBytes and defaultGzipContentEncodingLevel. */
 const GZIP_THRESHOLD_BYTES = 128 * 1024;
 const GZIP_LEVEL = 1;
+/** Input per zlib call when gzipping a streamed body: large enough that the per-call round trip to the thread pool does not dominate. */
+const GZIP_INPUT_BYTES = 1024 * 1024;
 
 /** negotiateContentEncoding: a comma-separated token that is exactly "gzip" (q-values are not read). */
 export function wantsGzip(acceptEncoding: string | string[] | undefined): boolean {
@@ -86,10 +89,26 @@ function giveBack(chunk: Buffer): void {
   if (chunkPool.length < CHUNK_POOL_MAX) chunkPool.push(chunk);
 }
 
+/** Parts joined into buffers of about `size` bytes (a part that size or larger goes alone). */
+function* chunksOf(parts: Buffer[], size: number): Generator<Buffer> {
+  let group: Buffer[] = [];
+  let bytes = 0;
+  for (const p of parts) {
+    if (bytes + p.length > size && group.length > 0) {
+      yield Buffer.concat(group, bytes);
+      group = [];
+      bytes = 0;
+    }
+    group.push(p);
+    bytes += p.length;
+  }
+  if (group.length > 0) yield Buffer.concat(group, bytes);
+}
+
 /**
  * A body given as parts (a list's cached item JSON): the same bytes, headers
  * and gzip rule as writeRaw, but without first copying everything into one
- * buffer. Parts are copied into pooled 64 KiB chunks, written as the socket
+ * buffer; gzipped bodies stream through zlib. Parts are copied into pooled 64 KiB chunks, written as the socket
  * drains, each chunk back in the pool once the socket has taken it: TLS
  * encrypts chunk by chunk while the client is already reading, and a 20 MB
  * list allocates nothing new per response (joined, it cost three fresh 20 MB
@@ -99,11 +118,24 @@ function giveBack(chunk: Buffer): void {
 export function writeParts(ctx: RequestContext, code: number, contentType: string, parts: Buffer[]): void {
   let size = 0;
   for (const p of parts) size += p.length;
-  if (ctx.res.headersSent || ctx.req.method === 'HEAD' || size <= STREAM_CHUNK_BYTES || wantsGzip(ctx.req.headers['accept-encoding'])) {
+  const gzipped = wantsGzip(ctx.req.headers['accept-encoding']);
+  if (ctx.res.headersSent || ctx.req.method === 'HEAD' || size <= STREAM_CHUNK_BYTES || (gzipped && size <= GZIP_THRESHOLD_BYTES)) {
     writeRaw(ctx, code, contentType, Buffer.concat(parts, size));
     return;
   }
   const res = ctx.res;
+  if (gzipped) {
+    // Compressed as it goes out, 1 MiB at a time on zlib's thread pool, as
+    // kube's gzip writer compresses a streamed list: no 20 MB join first, the
+    // client reads while the rest is compressed, and backpressure runs from
+    // the socket through zlib to the parts.
+    res.writeHead(code, { ...commonHeaders(ctx, contentType), 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
+    ctx.trace.respond(code);
+    pipeline(Readable.from(chunksOf(parts, GZIP_INPUT_BYTES)), createGzip({ level: GZIP_LEVEL }), res, (err) => {
+      if (err) res.destroy(err);
+    });
+    return;
+  }
   res.writeHead(code, { ...commonHeaders(ctx, contentType), 'Content-Length': String(size) });
   ctx.trace.respond(code);
   let next = 0;

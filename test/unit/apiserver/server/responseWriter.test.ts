@@ -2,10 +2,12 @@
 // above 128 KiB and only when Accept-Encoding names gzip; small bodies, HEAD
 // and other encodings go out as they are.
 
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../../../main/apiserver/server/context';
-import { wantsGzip, writeRaw } from '../../../../main/apiserver/server/responseWriter';
+import { wantsGzip, writeParts, writeRaw } from '../../../../main/apiserver/server/responseWriter';
 
 interface Sent {
   code?: number;
@@ -89,3 +91,48 @@ describe('response compression', () => {
     expect(sent.body).toBeUndefined();
   });
 });
+
+describe('a body in parts (a list), gzipped', () => {
+  /** A response that is a real Writable (pipeline writes into it), counting the writes. */
+  function streamCtx(): { ctx: RequestContext; writes: Buffer[]; headers: () => Record<string, unknown>; done: Promise<void> } {
+    const writes: Buffer[] = [];
+    let headers: Record<string, unknown> = {};
+    let finished!: () => void;
+    const done = new Promise<void>((r) => (finished = r));
+    const res = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        writes.push(chunk);
+        cb();
+      },
+      final(cb) {
+        finished();
+        cb();
+      },
+    }) as Writable & { headersSent: boolean; writeHead: (code: number, h: Record<string, unknown>) => void };
+    res.headersSent = false;
+    res.writeHead = (_code, h) => {
+      headers = h;
+      res.headersSent = true;
+    };
+    const ctx = {
+      req: { method: 'GET', headers: { 'accept-encoding': 'gzip' } },
+      res,
+      warnings: [],
+      trace: { trace: { id: 'audit-id' }, respond: () => undefined },
+    } as unknown as RequestContext;
+    return { ctx, writes, headers: () => headers, done };
+  }
+
+  it('streams through zlib as it goes (several compressed writes, not one joined body) and gunzips to the same bytes', async () => {
+    // Incompressible items, so the compressed output spans many writes.
+    const parts = [Buffer.from('{"items":['), ...Array.from({ length: 400 }, (_, i) => Buffer.from(`${i ? ',' : ''}"${randomBytes(3000).toString('base64')}"`)), Buffer.from(']}\n')];
+    const { ctx, writes, headers, done } = streamCtx();
+    writeParts(ctx, 200, 'application/json', parts);
+    await done;
+    expect(headers()).toMatchObject({ 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding', 'Content-Type': 'application/json' });
+    expect(headers()['Content-Length']).toBeUndefined();
+    expect(writes.length).toBeGreaterThan(10);
+    expect(gunzipSync(Buffer.concat(writes)).equals(Buffer.concat(parts))).toBe(true);
+  });
+});
+
