@@ -89,7 +89,8 @@ export function rememberItemJson(scope: ResourceScope, out: KObject, json = JSON
  */
 export function writeCreated(ctx: RequestContext, scope: ResourceScope, output: OutputKind, created: KObject): void {
   const first = Object.keys(created).slice(0, 2);
-  if (output.kind !== 'object' || output.serialization !== 'json' || first[0] !== 'kind' || first[1] !== 'apiVersion') {
+  const typeFirst = first[0] === 'kind' && first[1] === 'apiVersion' && typeof created.kind === 'string' && typeof created.apiVersion === 'string';
+  if (output.kind !== 'object' || output.serialization !== 'json' || !typeFirst) {
     writeOutput(ctx, scope, output, 201, [created], {}, false);
     rememberItemJson(scope, created);
     return;
