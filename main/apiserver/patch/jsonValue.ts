@@ -69,8 +69,9 @@ export function jsonCopy<T>(v: T): T {
   return out as T;
 }
 
+/** A deep copy of JSON data (jsonCopy: the JSON round trip's result, without the text). */
 export function clone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+  return jsonCopy(v);
 }
 
 /** The kind names Go's encoding/json uses in "cannot unmarshal X into ..." errors. */

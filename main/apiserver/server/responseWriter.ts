@@ -108,10 +108,10 @@ function* chunksOf(parts: Buffer[], size: number): Generator<Buffer> {
 /**
  * A body given as parts (a list's cached item JSON): the same bytes, headers
  * and gzip rule as writeRaw, but without first copying everything into one
- * buffer; gzipped bodies stream through zlib. Parts are copied into pooled 64 KiB chunks, written as the socket
- * drains, each chunk back in the pool once the socket has taken it: TLS
- * encrypts chunk by chunk while the client is already reading, and a 20 MB
- * list allocates nothing new per response (joined, it cost three fresh 20 MB
+ * buffer. Gzipped bodies stream through zlib. Plain ones are copied into
+ * pooled 64 KiB chunks, written as the socket drains, each chunk back in the
+ * pool once the socket has taken it: TLS encrypts chunk by chunk while the
+ * client is already reading, and a 20 MB list allocates nothing new per response (joined, it cost three fresh 20 MB
  * buffers: the body, the header+body copy the TLS layer makes for a writev,
  * its output; and the GC work that external memory brings).
  */
