@@ -28,7 +28,7 @@ export function setDefault(obj: Rec, key: string, value: unknown): void {
   if (obj[key] === undefined || obj[key] === null || obj[key] === '') obj[key] = value;
 }
 
-export const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+export { clone } from '../../patch/jsonValue';
 
 /** metav1.Time as kube serialises it: RFC 3339, whole seconds, UTC. */
 export const rfc3339 = (d: Date): string => `${d.toISOString().slice(0, 19)}Z`;
