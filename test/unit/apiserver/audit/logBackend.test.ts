@@ -23,6 +23,21 @@ describe('audit log file', () => {
     expect(got.slice(1, -1).map((l) => JSON.parse(l).n)).toEqual([...Array(500).keys()]);
   });
 
+  it('writes the lines of one event-loop turn at the end of that turn, without close or flush', async () => {
+    const path = join(dir, 'audit.log');
+    const w = openAuditLog({ path });
+    for (let i = 0; i < 3; i++) w.write(line(i));
+    expect(existsSync(path) ? readFileSync(path, 'utf8') : '').toBe('');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(readFileSync(path, 'utf8')).toBe(line(0) + line(1) + line(2));
+    w.write(line(3));
+    await w.flush();
+    expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(5);
+    await w.close();
+    w.write(line(4));
+    expect(w.dropped).toBe(1);
+  });
+
   it('rotates before a file would pass maxSize, keeps maxBackups newest backups, names them as lumberjack', async () => {
     const path = join(dir, 'audit.log');
     let t = Date.parse('2026-11-30T22:00:00.000Z');
