@@ -84,7 +84,8 @@ export function auditLogSink(opts: AuditLogSinkOptions): AuditSink {
       emit(ctx, ev, cfg, 'RequestReceived');
       let started = false;
       const recorder: AuditRecorder = {
-        captureRequestBody: decodesObject || (levelAtLeast(cfg.level, 'Request') && (verb === 'patch' || verb === 'delete' || verb === 'deletecollection')),
+        // Below Request only the objectRef is wanted from the body; it comes from ctx.requestObjectMeta.
+        captureRequestBody: levelAtLeast(cfg.level, 'Request') && (decodesObject || verb === 'patch' || verb === 'delete' || verb === 'deletecollection'),
         captureResponseBody: cfg.level === 'RequestResponse' && !longRunning,
         responseStarted(code) {
           ev.responseStatus = { metadata: {}, code };
@@ -100,6 +101,7 @@ export function auditLogSink(opts: AuditLogSinkOptions): AuditSink {
           // The impersonation filter runs after this one and swaps ctx.user (keeping the requestor in
           // impersonatedBy): kube logs the requestor as user and ctx.user as impersonatedUser.
           if (ctx.user && (ctx.impersonatedBy !== undefined || ctx.user !== user)) ev.impersonatedUser = auditUser(ctx.user);
+          if (decodesObject && ctx.requestObjectMeta) completeObjectRef(ev, ctx.requestObjectMeta);
           if (requestBody) logRequestObject(ev, cfg, ctx, requestBody, opts.resources);
           const closedEarly = response.code === undefined;
           if (closedEarly) {
@@ -144,21 +146,24 @@ function logRequestObject(ev: AuditEvent, cfg: AuditConfig, ctx: RequestContext,
   const verb = ctx.info.verb;
   if (verb === 'create' || verb === 'update') {
     const meta = (value as KObject).metadata;
-    if (meta && typeof meta === 'object') {
-      const ref = ev.objectRef ?? {};
-      ev.objectRef = compactRef({
-        ...ref,
-        namespace: ref.namespace || meta.namespace,
-        name: ref.name || meta.name,
-        uid: ref.uid || meta.uid,
-        resourceVersion: ref.resourceVersion || meta.resourceVersion,
-      });
-    }
+    if (meta && typeof meta === 'object') completeObjectRef(ev, meta);
   }
   if (!levelAtLeast(cfg.level, 'Request')) return;
   let obj: unknown = value;
   if ((verb === 'create' || verb === 'update') && !ctx.info.subresource) obj = asDecoded(value as KObject, ctx.info, resources);
   ev.requestObject = cfg.omitManagedFields ? withoutManagedFields(obj) : obj;
+}
+
+/** LogRequestObject's first part: the objectRef's empty fields from the sent object's metadata. */
+function completeObjectRef(ev: AuditEvent, meta: { namespace?: string; name?: string; uid?: string; resourceVersion?: string }): void {
+  const ref = ev.objectRef ?? {};
+  ev.objectRef = compactRef({
+    ...ref,
+    namespace: ref.namespace || meta.namespace,
+    name: ref.name || meta.name,
+    uid: ref.uid || meta.uid,
+    resourceVersion: ref.resourceVersion || meta.resourceVersion,
+  });
 }
 
 /** The object as kube's decoder hands it over: scheme defaults applied, fields in the Go struct's order. */

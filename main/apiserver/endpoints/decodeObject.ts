@@ -24,7 +24,7 @@ export async function decodeObject(ctx: RequestContext, scope: ResourceScope, fi
   const want = expect ?? { group: scope.def.group, version: scope.def.version, kind: scope.def.kind };
   const apiVersion = want.group ? `${want.group}/${want.version}` : want.version;
   const format = bodyFormat(ctx.req.headers['content-type']);
-  const data = await readBody(ctx.req);
+  const data = await readBody(ctx);
   let value: unknown;
   try {
     value = parseBody(data, format);
@@ -35,7 +35,11 @@ export async function decodeObject(ctx: RequestContext, scope: ResourceScope, fi
   if (format !== PROTOBUF_MEDIA_TYPE && fieldValidation !== 'Ignore') {
     checkFields(ctx, want, value, fieldValidation, format === 'application/json' ? data.toString('utf8') : undefined);
   }
-  return checkBodyType(scope, value, { apiVersion, kind: want.kind });
+  const obj = checkBodyType(scope, value, { apiVersion, kind: want.kind });
+  const meta = obj.metadata;
+  // Read now: admission and defaulting change the object from here on.
+  if (meta) ctx.requestObjectMeta = { namespace: meta.namespace, name: meta.name, uid: meta.uid, resourceVersion: meta.resourceVersion };
+  return obj;
 }
 
 /** Field validation of an object built by the server (a patched object): no raw text, so no duplicate-key check. */

@@ -34,7 +34,7 @@ export interface DeleteOptions {
 
 export async function parseDeleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   let body: Record<string, unknown> = {};
-  const data = await readBody(ctx.req);
+  const data = await readBody(ctx);
   if (data.length > 0) {
     const v = parseBody(data, bodyFormat(ctx.req.headers['content-type'] ?? 'application/json'));
     if (typeof v === 'object' && v !== null && !Array.isArray(v)) body = v as Record<string, unknown>;

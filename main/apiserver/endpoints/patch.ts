@@ -37,7 +37,7 @@ export async function patchObject(ctx: RequestContext, scope: ResourceScope): Pr
   const force = forceParam === null ? undefined : truthy(forceParam);
   validatePatchOptions({ fieldManager: ctx.url.searchParams.get('fieldManager') ?? undefined, force }, type);
   const output = negotiateOutput(ctx.req.headers.accept, false);
-  const body = await readBody(ctx.req);
+  const body = await readBody(ctx);
   const sub = ctx.info.subresource;
   const name = ctx.info.name;
 

@@ -28,6 +28,13 @@ export interface RequestContext {
   auditAnnotations: Record<string, string>;
   /** Aborted when the client goes away (watches stop on it). */
   signal: AbortSignal;
+  /** Set by the audit filter when it keeps the request body: each chunk readBody reads. */
+  bodyTap?: (chunk: Buffer) => void;
+  /**
+   * The metadata of the object a create or update sent, once decoded (kube's
+   * LogRequestObject completes the audit event's objectRef from it).
+   */
+  requestObjectMeta?: { namespace?: string; name?: string; uid?: string; resourceVersion?: string };
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void>;

@@ -119,6 +119,15 @@ describe('audit log', () => {
     expect(ev!.responseObject).toBeUndefined();
   });
 
+  it('a create at Metadata names its object from the body it sent (protobuf from kubectl create deployment), without the body', async () => {
+    await kubectl('create', 'deployment', 'audited', '--image=nginx');
+    const [ev] = await events((e) => e.verb === 'create' && e.objectRef?.resource === 'deployments');
+    expect(ev!.level).toBe('Metadata');
+    expect(ev!.objectRef).toEqual({ resource: 'deployments', namespace: 'default', name: 'audited', apiGroup: 'apps', apiVersion: 'v1' });
+    expect(ev!.requestObject).toBeUndefined();
+    expect(ev!.responseStatus).toEqual({ metadata: {}, code: 201 });
+  });
+
   it('RequestResponse for configmaps (managed fields omitted), Request for secrets, None for excluded paths', async () => {
     await kubectl('create', 'configmap', 'cm1', '--from-literal=colour=blue');
     const [cm] = await events((e) => e.verb === 'create' && e.objectRef?.resource === 'configmaps');

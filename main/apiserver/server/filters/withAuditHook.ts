@@ -114,23 +114,14 @@ export function withFailedAuthenticationAudit(sinks: AuditSink[]): NamedFilter {
   };
 }
 
-/** Tees what the handler reads from the request body (readBody iterates the request). */
+/** Keeps what the handler reads from the request body (readBody hands each chunk to ctx.bodyTap). */
 function captureRequestBody(ctx: RequestContext): () => Buffer | undefined {
   const chunks: Buffer[] = [];
   let size = 0;
-  const req = ctx.req as unknown as { [Symbol.asyncIterator](): AsyncIterator<unknown> };
-  const original = req[Symbol.asyncIterator].bind(req);
-  req[Symbol.asyncIterator] = async function* tee() {
-    const it = original();
-    for (;;) {
-      const { value, done } = await it.next();
-      if (done) return;
-      const b = Buffer.isBuffer(value) ? value : Buffer.from(String(value));
-      size += b.length;
-      if (size <= MAX_CAPTURED_BODY) chunks.push(b);
-      yield value;
-    }
-  } as typeof req[typeof Symbol.asyncIterator];
+  ctx.bodyTap = (chunk) => {
+    size += chunk.length;
+    if (size <= MAX_CAPTURED_BODY) chunks.push(chunk);
+  };
   return () => (chunks.length > 0 && size <= MAX_CAPTURED_BODY ? Buffer.concat(chunks) : undefined);
 }
 
@@ -159,15 +150,14 @@ function captureResponse(ctx: RequestContext, recorders: AuditRecorder[]): { cap
     const body = args[0];
     started(res.statusCode);
     if ((typeof body === 'string' || Buffer.isBuffer(body)) && body.length <= MAX_CAPTURED_BODY) {
-      const b = Buffer.isBuffer(body) ? body : Buffer.from(body);
       // Without RequestResponse only a failure Status body is of use (its fields go into responseStatus).
-      if (keepAll || (captured.code ?? 200) >= 300 || looksLikeStatus(b)) captured.body = b;
+      if (keepAll || (captured.code ?? 200) >= 300 || looksLikeStatus(body)) captured.body = Buffer.isBuffer(body) ? body : Buffer.from(body);
     }
     return end(...args);
   }) as typeof res.end;
   return { captured };
 }
 
-function looksLikeStatus(b: Buffer): boolean {
-  return b.subarray(0, 40).toString('latin1').includes('"kind":"Status"');
+function looksLikeStatus(b: Buffer | string): boolean {
+  return (typeof b === 'string' ? b.slice(0, 40) : b.subarray(0, 40).toString('latin1')).includes('"kind":"Status"');
 }

@@ -63,7 +63,7 @@ const handler: Handler = async (ctx) => {
     return;
   }
   if (p === '/api/v1/namespaces/default/configmaps' || p === '/api/v1/namespaces/default/secrets') {
-    const body = JSON.parse((await readBody(ctx.req)).toString());
+    const body = JSON.parse((await readBody(ctx)).toString());
     ctx.auditAnnotations['test.example/seen'] = 'yes';
     writeObject(ctx, 201, { ...body, metadata: { ...body.metadata, uid: 'u-1', managedFields: [{ manager: 'kubectl' }] } });
     return;
