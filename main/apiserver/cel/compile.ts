@@ -18,7 +18,7 @@ import { AUTHORIZER_TYPE, RESOURCE_CHECK, authzLibrary, authzSignatures } from '
 import { kubernetesLibrary } from './library';
 import { quantityLibrary, quantitySignatures } from './quantity';
 import { ADMISSION_REQUEST, DYN, NAMESPACE, objectOf, typeString, type CelStaticType } from './types';
-import { toCel, type ConversionStats } from './values';
+import { maxCollectionOf, toCel } from './values';
 
 /** The root variables kube's admission CEL environments may declare. */
 export type CelVariableName = 'object' | 'oldObject' | 'request' | 'params' | 'namespaceObject' | 'variables' | 'authorizer';
@@ -59,7 +59,8 @@ export type CompileResult = { ok: true; program: CelProgram } | { ok: false; err
  */
 export class CelActivation {
   private readonly converted = new Map<string, CelInput>();
-  private readonly stats: ConversionStats = { maxCollection: 0 };
+  /** Largest collection per variable read so far (computed when an expression with comprehensions asks). */
+  private readonly collections = new Map<string, number>();
   private readonly composition = new CompositionVariables();
 
   constructor(private readonly raw: Partial<Record<CelVariableName, unknown>>) {}
@@ -79,16 +80,22 @@ export class CelActivation {
     this.composition.resolve = resolve;
   }
 
-  /** Largest list or map among the converted inputs so far. */
+  /** Largest list or map among the inputs read so far. */
   get maxCollection(): number {
-    return this.stats.maxCollection;
+    let max = 0;
+    for (const name of this.converted.keys()) {
+      let m = this.collections.get(name);
+      if (m === undefined) this.collections.set(name, (m = maxCollectionOf(this.raw[name as CelVariableName])));
+      if (m > max) max = m;
+    }
+    return max;
   }
 
   value(name: string): CelInput {
     if (name === 'variables') return this.composition as unknown as CelInput;
     let v = this.converted.get(name);
     if (v === undefined && !this.converted.has(name)) {
-      v = toCel(this.raw[name as CelVariableName], this.stats);
+      v = toCel(this.raw[name as CelVariableName]);
       this.converted.set(name, v);
     }
     return v ?? null;
@@ -225,7 +232,8 @@ export function compileExpression(expression: string, opts: CompileOptions): Com
     evaluate(activation, costLimit = PER_CALL_COST_LIMIT) {
       const bindings: Record<string, CelInput> = {};
       for (const name of used) bindings[name] = activation.value(name);
-      const cost = nodeCount * Math.max(1, activation.maxCollection) ** comprehensionDepth;
+      // Without comprehensions the bound is the node count; no need to measure the inputs.
+      const cost = comprehensionDepth === 0 ? nodeCount : nodeCount * Math.max(1, activation.maxCollection) ** comprehensionDepth;
       if (cost > costLimit) return { ok: false, error: 'operation cancelled: actual cost limit exceeded', cost };
       let r: CelResult;
       try {

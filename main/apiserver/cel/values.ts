@@ -6,12 +6,13 @@
 
 import { isCelList, isCelMap, isCelUint, type CelInput, type CelValue } from '@bufbuild/cel';
 
-/** Largest list or map seen while converting: the runtime cost bound scales with it. */
-export interface ConversionStats {
-  maxCollection: number;
-}
-
-export function toCel(v: unknown, stats?: ConversionStats): CelInput {
+/**
+ * A JSON value as CEL input. Objects become CelRecord maps that convert a
+ * field the first time CEL reads it: a policy reading
+ * `object.spec.containers` converts that path, not the whole pod (the whole
+ * pod, eagerly, was a tenth of what a pod create allocated).
+ */
+export function toCel(v: unknown): CelInput {
   if (v === null || v === undefined) return null;
   switch (typeof v) {
     case 'boolean':
@@ -20,28 +21,114 @@ export function toCel(v: unknown, stats?: ConversionStats): CelInput {
       return v;
     case 'number':
       return Number.isInteger(v) ? BigInt(v) : v;
-    case 'object': {
-      if (Array.isArray(v)) {
-        if (stats && v.length > stats.maxCollection) stats.maxCollection = v.length;
-        return v.map((e) => toCel(e, stats));
-      }
+    case 'object':
+      if (Array.isArray(v)) return v.map(toCel);
       if (v instanceof Uint8Array) return v;
       // Already a CEL map (the authorizer library's values).
       if (v instanceof Map) return v as CelInput;
-      // A Map, not a record: the evaluator wraps a Map as is, while it copies
-      // a record's entries into a new Map on every field access.
-      const out = new Map<string, CelInput>();
-      const rec = v as Record<string, unknown>;
-      for (const k in rec) {
-        const e = rec[k];
-        if (e !== undefined && Object.prototype.hasOwnProperty.call(rec, k)) out.set(k, toCel(e, stats));
-      }
-      if (stats && out.size > stats.maxCollection) stats.maxCollection = out.size;
-      return out;
-    }
+      return new CelRecord(v as Record<string, unknown>);
     default:
       return null;
   }
+}
+
+/**
+ * A JSON object as a CEL map. A Map (not a record): @bufbuild/cel wraps a Map
+ * as is and reads it through get/has/size/keys/entries/forEach, while it
+ * copies a record's entries into a new Map on every field access. Fields
+ * whose value is undefined do not exist, as after a JSON round trip. The
+ * Map's own storage memoizes the converted fields.
+ */
+class CelRecord extends Map<string, CelInput> {
+  private count = -1;
+
+  constructor(private readonly rec: Record<string, unknown>) {
+    super();
+  }
+
+  override get(key: string): CelInput | undefined {
+    const done = super.get(key);
+    if (done !== undefined || super.has(key)) return done;
+    if (typeof key !== 'string' || !Object.prototype.hasOwnProperty.call(this.rec, key)) return undefined;
+    const raw = this.rec[key];
+    if (raw === undefined) return undefined;
+    const v = toCel(raw);
+    super.set(key, v);
+    return v;
+  }
+
+  override has(key: string): boolean {
+    return typeof key === 'string' && Object.prototype.hasOwnProperty.call(this.rec, key) && this.rec[key] !== undefined;
+  }
+
+  override get size(): number {
+    if (this.count < 0) {
+      this.count = 0;
+      for (const _ of this.keys()) this.count++;
+    }
+    return this.count;
+  }
+
+  override *keys(): MapIterator<string> {
+    for (const k in this.rec) if (this.has(k)) yield k;
+  }
+
+  override *values(): MapIterator<CelInput> {
+    for (const k of this.keys()) yield this.get(k)!;
+  }
+
+  override *entries(): MapIterator<[string, CelInput]> {
+    for (const k of this.keys()) yield [k, this.get(k)!];
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, CelInput]> {
+    return this.entries();
+  }
+
+  override forEach(fn: (value: CelInput, key: string, map: Map<string, CelInput>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
+  }
+
+  override set(): this {
+    throw new TypeError('CEL input maps are read-only');
+  }
+
+  override delete(): boolean {
+    throw new TypeError('CEL input maps are read-only');
+  }
+
+  override clear(): void {
+    throw new TypeError('CEL input maps are read-only');
+  }
+}
+
+/**
+ * The largest list or map (by defined entries) in a JSON value: the runtime
+ * cost bound of an expression with comprehensions scales with it. A walk
+ * that allocates nothing, made only when such an expression runs.
+ */
+export function maxCollectionOf(v: unknown): number {
+  if (typeof v !== 'object' || v === null || v instanceof Uint8Array) return 0;
+  let max = 0;
+  if (Array.isArray(v)) {
+    max = v.length;
+    for (const e of v) {
+      const m = maxCollectionOf(e);
+      if (m > max) max = m;
+    }
+    return max;
+  }
+  if (v instanceof Map) return v.size;
+  let n = 0;
+  const rec = v as Record<string, unknown>;
+  for (const k in rec) {
+    const e = rec[k];
+    if (e === undefined || !Object.prototype.hasOwnProperty.call(rec, k)) continue;
+    n++;
+    const m = maxCollectionOf(e);
+    if (m > max) max = m;
+  }
+  return n > max ? n : max;
 }
 
 /**

@@ -40,6 +40,12 @@ const evalCases: { name: string; expr: string; want: unknown }[] = [
   { name: 'isQuantity', expr: "isQuantity('10Mi') && !isQuantity('ten')", want: true },
   { name: 'type identifiers', expr: "type(object.spec.replicas) == int && type(object.metadata.name) == string", want: true },
   { name: 'regex find', expr: "'abc-123'.find('[0-9]+')", want: '123' },
+  { name: 'size of an object map', expr: 'size(object.metadata) + size(object.spec)', want: 7 },
+  { name: 'macros over an object map iterate its keys in order', expr: 'object.spec.map(k, k)', want: ['replicas', 'paused', 'ratio', 'template'] },
+  { name: 'object map equality', expr: "object.metadata.labels == {'app': 'web'} && object.metadata.labels != {'app': 'db'}", want: true },
+  { name: 'in on an object map', expr: "'app' in object.metadata.labels && !('tier' in object.metadata.labels)", want: true },
+  { name: 'an object map read twice is the same value', expr: 'object.spec.template.spec.containers[0] == object.spec.template.spec.containers[0]', want: true },
+  { name: 'a whole object map comes back as JSON', expr: 'object.metadata', want: deployment.metadata },
 ];
 
 describe('CEL evaluation', () => {
@@ -70,6 +76,17 @@ describe('CEL runtime errors', () => {
       if (!r.ok) expect(r.error).toBe(c.want);
     });
   }
+
+  it('converts only the fields an expression reads, and an undefined field does not exist', () => {
+    const touched: string[] = [];
+    const spec = { replicas: 2, missing: undefined };
+    const object = { metadata: { name: 'x' }, spec } as Record<string, unknown>;
+    Object.defineProperty(object, 'status', { enumerable: true, get: () => (touched.push('status'), { phase: 'Running' }) });
+    const compiled = compileExpression('object.spec.replicas == 2 && !has(object.spec.missing)', { variables: ['object'], returnTypes: ['bool'] });
+    if (!compiled.ok) throw new Error(compiled.error);
+    expect(compiled.program.evaluate(new CelActivation({ object }))).toMatchObject({ ok: true, value: true });
+    expect(touched).toEqual([]);
+  });
 
   it('refuses to run past the cost limit', () => {
     const big = { items: Array.from({ length: 2000 }, (_, i) => i) };
