@@ -157,7 +157,10 @@ export function validatingAdmissionPolicyPlugin(env: ServerEnv): AdmissionPlugin
       let request: Record<string, unknown> | undefined;
       // The authorizer library answers checks from decisions learnt between evaluation rounds.
       const authz = newAuthzContext(a.user);
-      const authorizer = authorizerValue(authz, { group: a.group, version: a.version, resource: a.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
+      // The CEL variables are built when an expression first reads them (ValidateInput's getters).
+      let authorizer: ReturnType<typeof authorizerValue> | undefined;
+      const authorizerMap = (): Map<string, unknown> =>
+        (authorizer ??= authorizerValue(authz, { group: a.group, version: a.version, resource: a.resource, subresource: a.subresource, namespace: a.namespace, name: a.name })).value;
       const evaluate = async (compiled: CompiledPolicy, failurePolicy: string, input: ValidateInput): Promise<ValidateResult> => {
         for (let round = 1; ; round++) {
           const result = validate(compiled, failurePolicy, input);
@@ -199,11 +202,24 @@ export function validatingAdmissionPolicyPlugin(env: ServerEnv): AdmissionPlugin
             if (params.length === 0) continue;
             // The namespace object of a namespaced request (a Namespace's own request has none).
             const nsName = a.group === '' && a.kind === 'Namespace' ? '' : a.namespace;
-            const nsObject = nsName ? namespaceObject(await ns(nsName)) : null;
-            request ??= admissionRequest(a);
+            const nsStored = nsName ? await ns(nsName) : null;
+            let nsObject: Record<string, unknown> | null | undefined;
             const actions = Array.isArray(bspec?.validationActions) ? (bspec!.validationActions as unknown[]).map(String) : [];
             for (const param of params) {
-              const result = await evaluate(entry.compiled, failurePolicy, { object: a.object, oldObject: a.oldObject, request, params: param, namespaceObject: nsObject, authorizer: authorizer.value });
+              const result = await evaluate(entry.compiled, failurePolicy, {
+                object: a.object,
+                oldObject: a.oldObject,
+                params: param,
+                get request() {
+                  return (request ??= admissionRequest(a));
+                },
+                get namespaceObject() {
+                  return nsObject === undefined ? (nsObject = namespaceObject(nsStored)) : nsObject;
+                },
+                get authorizer() {
+                  return authorizerMap();
+                },
+              });
               result.decisions.forEach((d, i) => {
                 if (d.action !== 'deny') return;
                 for (const action of actions) {
@@ -227,7 +243,7 @@ export function validatingAdmissionPolicyPlugin(env: ServerEnv): AdmissionPlugin
           for (const [key, values] of annotations) a.auditAnnotations[`${nameOf(policy)}/${key}`] = values.join(', ');
         }
       } finally {
-        authorizer.release();
+        authorizer?.release();
       }
 
       if (failures.length > 0) a.auditAnnotations[VALIDATION_FAILURE_KEY] = JSON.stringify(failures);

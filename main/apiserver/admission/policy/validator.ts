@@ -45,13 +45,26 @@ export interface ValidateInput {
 export function validate(policy: CompiledPolicy, failurePolicy: string, input: ValidateInput): ValidateResult {
   const ignore = failurePolicy === 'Ignore';
   const onError = (message: string): PolicyDecision => ({ action: ignore ? 'admit' : 'deny', error: true, message, reason: '' });
+  // Getters: the input's own getters (the request, namespace and authorizer are built on first read) stay lazy.
   const activation = new CelActivation({
-    object: input.object ?? null,
-    oldObject: input.oldObject ?? null,
-    request: input.request,
-    params: input.params ?? null,
-    namespaceObject: input.namespaceObject ?? null,
-    authorizer: input.authorizer ?? null,
+    get object() {
+      return input.object ?? null;
+    },
+    get oldObject() {
+      return input.oldObject ?? null;
+    },
+    get request() {
+      return input.request;
+    },
+    get params() {
+      return input.params ?? null;
+    },
+    get namespaceObject() {
+      return input.namespaceObject ?? null;
+    },
+    get authorizer() {
+      return input.authorizer ?? null;
+    },
   });
   let budget = RUNTIME_COST_BUDGET;
   let outOfBudget = false;
