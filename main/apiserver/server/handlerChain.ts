@@ -23,9 +23,12 @@ export function compose(filters: NamedFilter[], handler: Handler): Handler {
 /** The node:http request listener for a composed chain. */
 export function requestListener(chain: Handler, traces: RequestTraceLog | undefined) {
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const abort = new AbortController();
     const url = new URL(req.url ?? '/', 'https://localhost');
     const trace = new TraceRecorder(req.method ?? 'GET', url.pathname);
+    // Only watches and the trace stream wait on the signal: its AbortController
+    // is made when first asked for (one per request was a measurable cost).
+    let abort: AbortController | undefined;
+    let clientGone = false;
     const ctx: RequestContext = {
       req,
       res,
@@ -34,10 +37,19 @@ export function requestListener(chain: Handler, traces: RequestTraceLog | undefi
       trace,
       warnings: [],
       auditAnnotations: {},
-      signal: abort.signal,
+      get signal(): AbortSignal {
+        if (!abort) {
+          abort = new AbortController();
+          if (clientGone) abort.abort();
+        }
+        return abort.signal;
+      },
     };
     const done = (): void => {
-      if (!res.writableFinished) abort.abort();
+      if (!res.writableFinished) {
+        clientGone = true;
+        abort?.abort();
+      }
       // Requests for the traces themselves are not recorded: a console following them would feed itself.
       if (trace.finish() && !isTracePath(url.pathname)) traces?.add(trace.trace);
     };
