@@ -35,7 +35,9 @@ import {
 import { LeaseManager } from './leases';
 import type { ValueTransformer } from '../server/serverEnv';
 import { StorageError, type Codec, type CreateOptions, type GetOptions, type ListOptions, type ListResult, type Preconditions, type Storage, type UpdateFunc, type WatchOptions, type WatchSink, type Watcher } from './interface';
+import { jsonCopy } from '../patch/jsonValue';
 import { startStoreWatch } from './storeWatch';
+import { WriteHandoff } from './writeHandoff';
 import { listFromEtcd } from './etcdList';
 import type { ObjectEvent } from './watchEvents';
 
@@ -94,6 +96,8 @@ export class EtcdStore implements Storage {
   private readonly log: (line: string) => void;
   private readonly leases: LeaseManager;
   private readonly watchers = new Set<Watcher>();
+  /** Each write of this store decoded once for itself and its watch event (writeHandoff.ts). */
+  private readonly handoff = new WriteHandoff();
 
   constructor(opts: EtcdStoreOptions) {
     this.client = opts.client;
@@ -150,9 +154,19 @@ export class EtcdStore implements Storage {
     const data = this.encode(obj);
     const lease = opts?.ttlSeconds ? await this.leases.leaseFor(opts.ttlSeconds) : undefined;
     const k = this.pathPrefix + key;
-    const res = await this.client.txn([{ key: k, modRevision: 0n }], [{ put: { key: k, value: this.toStorage(data, k), lease } }], []);
+    const res = await this.txnWriting(k, [{ key: k, modRevision: 0n }], [{ put: { key: k, value: this.toStorage(data, k), lease } }], []);
     if (!res.succeeded) throw keyExists(key);
-    return this.decodeBytes(data, res.revision);
+    return this.storedObject(k, data, res.revision);
+  }
+
+  /** A Txn writing k, with k marked as being written by this store until it is answered. */
+  private txnWriting(k: string, ...args: Parameters<EtcdClient['txn']>): ReturnType<EtcdClient['txn']> {
+    return this.handoff.writing(k, () => this.client.txn(...args));
+  }
+
+  /** The object a write of this store stored at rev. */
+  private storedObject(k: string, data: Uint8Array, rev: bigint): KObject {
+    return this.handoff.written(k, rev, () => this.decodeBytes(data, rev));
   }
 
   async get(key: string, opts?: GetOptions): Promise<KObject> {
@@ -225,16 +239,16 @@ export class EtcdStore implements Storage {
       // Same bytes: nothing to write, the resourceVersion stays — unless the
       // stored value is stale (an old encryption key), which this write renews.
       // A cached copy must be confirmed against etcd first.
-      if (!state.stale && Buffer.compare(Buffer.from(data), Buffer.from(state.data)) === 0) {
+      if (!state.stale && sameBytes(data, state.data)) {
         if (!state.current) {
           state = await this.currentState(k, key);
-          if (Buffer.compare(Buffer.from(data), Buffer.from(state.data)) !== 0) continue;
+          if (!sameBytes(data, state.data)) continue;
         }
         if (!state.stale) return this.decodeBytes(state.data, state.rev);
       }
       const lease = opts?.ttlSeconds ? await this.leases.leaseFor(opts.ttlSeconds) : undefined;
-      const res = await this.client.txn([{ key: k, modRevision: state.rev }], [{ put: { key: k, value: this.toStorage(data, k), lease } }], [{ range: { key: k } }]);
-      if (res.succeeded) return this.decodeBytes(data, res.revision);
+      const res = await this.txnWriting(k, [{ key: k, modRevision: state.rev }], [{ put: { key: k, value: this.toStorage(data, k), lease } }], [{ range: { key: k } }]);
+      if (res.succeeded) return this.storedObject(k, data, res.revision);
       const fresh = res.responses[0]?.kvs?.[0];
       if (!fresh) throw keyNotFound(key);
       state = this.stateFromKv(fresh);
@@ -267,7 +281,7 @@ export class EtcdStore implements Storage {
 
   /** A fresh copy of the object the write starts from (callers may change it). */
   private objectOf(state: WriteBase): KObject {
-    return state.obj ? structuredClone(state.obj) : this.decodeBytes(state.data, state.rev);
+    return state.obj ? jsonCopy(state.obj) : this.decodeBytes(state.data, state.rev);
   }
 
   /** The key's value in etcd now (a linearizable read). */
@@ -313,9 +327,10 @@ export class EtcdStore implements Storage {
 
   /** The decoded change, or undefined for a put whose value cannot be read (logged, and reported to h). */
   private objectEvent(e: { type: 'PUT' | 'DELETE'; kv: KeyValue; prevKv?: KeyValue }, h: RawWatchHandlers): ObjectEvent | undefined {
-    const key = e.kv.key.toString('utf8').slice(this.pathPrefix.length);
+    const fullKey = e.kv.key.toString('utf8');
+    const key = fullKey.slice(this.pathPrefix.length);
     const rev = e.kv.modRevision;
-    const obj = e.type === 'PUT' ? this.decodeOrError(e.kv) : undefined;
+    const obj = e.type === 'PUT' ? this.handoff.event(fullKey, rev, () => this.decodeOrError(e.kv)) : undefined;
     if (obj instanceof UnreadableValueError) {
       h.onUnreadable?.(obj);
       return undefined;
@@ -352,4 +367,9 @@ export class EtcdStore implements Storage {
     obj.metadata.resourceVersion = rev.toString();
     return obj;
   }
+}
+
+/** Byte equality without copying either side. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
