@@ -18,6 +18,7 @@ import type { Status } from '../api/status';
 import type { UserInfo } from '../registry/resourceDef';
 import type { RequestInfo } from '../server/requestInfo';
 import type { Level, Stage } from './policy';
+import { jsonCopy } from '../patch/jsonValue';
 
 export interface AuditUser {
   username?: string;
@@ -88,7 +89,7 @@ export function auditUser(u: UserInfo | undefined): AuditUser {
   if (u.username) out.username = u.username;
   if (u.uid) out.uid = u.uid;
   if (u.groups?.length) out.groups = [...u.groups];
-  if (u.extra && Object.keys(u.extra).length > 0) out.extra = structuredClone(u.extra);
+  if (u.extra && Object.keys(u.extra).length > 0) out.extra = jsonCopy(u.extra);
   return out;
 }
 

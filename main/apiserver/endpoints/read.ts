@@ -13,6 +13,7 @@ import { negotiateOutput, outputContentType, type OutputKind } from './outputFor
 import { storageCall } from './storageErrors';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table';
 import { serveWatch } from './watch';
+import { jsonCopy } from '../patch/jsonValue';
 
 export async function getObject(ctx: RequestContext, scope: ResourceScope): Promise<void> {
   const { namespace, name } = ctx.info;
@@ -110,7 +111,7 @@ function itemJson(scope: ResourceScope, obj: KObject): Buffer {
     const key = pending && pending.size > 0 ? revisionKey(obj) : undefined;
     json = key !== undefined ? pending!.get(key) : undefined;
     if (json !== undefined) pending!.delete(key!);
-    else json = Buffer.from(JSON.stringify(stripTypeMeta(readable(scope, structuredClone(obj)))));
+    else json = Buffer.from(JSON.stringify(stripTypeMeta(readable(scope, jsonCopy(obj)))));
     perDef.set(obj, json);
   }
   return json;

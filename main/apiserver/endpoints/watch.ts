@@ -18,6 +18,7 @@ import { listPrefix, type ResourceScope } from './scope';
 import { interpretStorageError } from './storageErrors';
 import { toStatus } from '../server/responseWriter';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table';
+import { jsonCopy } from '../patch/jsonValue';
 
 export const MIN_REQUEST_TIMEOUT_S = 1800;
 
@@ -38,7 +39,7 @@ function sharedObjectJson(scope: ResourceScope, stored: KObject): string {
   if (!perDef) objectJson.set(scope.def, (perDef = new WeakMap()));
   let json = perDef.get(stored);
   if (json === undefined) {
-    json = JSON.stringify(readable(scope, structuredClone(stored)));
+    json = JSON.stringify(readable(scope, jsonCopy(stored)));
     perDef.set(stored, json);
   }
   return json;

@@ -7,6 +7,7 @@ import type BTree from 'sorted-btree';
 import type { KObject } from '../api/object';
 import { encodeContinue } from './continueToken';
 import type { ListOptions, ListResult } from './interface';
+import { jsonCopy } from '../patch/jsonValue';
 
 export function listFromMemory(objects: BTree<string, KObject>, rv: bigint, prefix: string, opts: ListOptions, limit: number): ListResult {
   const keyPrefix = prefix.endsWith('/') ? prefix : `${prefix}/`;
@@ -20,7 +21,7 @@ export function listFromMemory(objects: BTree<string, KObject>, rv: bigint, pref
       return;
     }
     // Stored objects are never mutated in place (apply() replaces them), so sharing is safe for readers.
-    items.push(opts.shareItems ? obj : structuredClone(obj));
+    items.push(opts.shareItems ? obj : jsonCopy(obj));
     lastKey = key;
   };
   if (opts.exactKey !== undefined) {

@@ -33,6 +33,7 @@ import { EventWindow } from './eventWindow';
 import { RevisionBatcher } from './revisionBatcher';
 import { StorageError, type CreateOptions, type GetOptions, type ListOptions, type ListResult, type Preconditions, type Storage, type UpdateFunc, type WatchEvent, type WatchOptions, type WatchSink, type Watcher } from './interface';
 import { toWatchEvent, type ObjectEvent } from './watchEvents';
+import { jsonCopy } from '../patch/jsonValue';
 
 const BTree: typeof BTreeImport = (BTreeImport as unknown as { default?: typeof BTreeImport }).default ?? BTreeImport;
 
@@ -294,7 +295,7 @@ export class WatchCache implements Storage {
     if (rv > 0n) await this.waitOrTooLarge(rv, key);
     const obj = this.objects.get(key);
     if (!obj) throw keyNotFound(key, this.rv);
-    return opts.shareObject ? obj : structuredClone(obj);
+    return opts.shareObject ? obj : jsonCopy(obj);
   }
 
   async getList(prefix: string, opts: ListOptions = {}): Promise<ListResult> {

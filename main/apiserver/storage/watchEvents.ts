@@ -7,6 +7,7 @@
 
 import type { KObject } from '../api/object';
 import type { Predicate, WatchEvent } from './interface';
+import { jsonCopy } from '../patch/jsonValue';
 
 /** One decoded etcd change. */
 export interface ObjectEvent {
@@ -48,5 +49,5 @@ export function bookmarkEvent(type: { apiVersion: string; kind: string } | undef
 
 /** A watch event whose object the receiver may change freely. */
 export function cloneEvent(e: WatchEvent): WatchEvent {
-  return { type: e.type, object: structuredClone(e.object) };
+  return { type: e.type, object: jsonCopy(e.object) };
 }
