@@ -11,7 +11,8 @@
 import type { GroupVersionKind } from '../api/object';
 import { decodeMessage } from './fromProto';
 import { messageForGvk } from './gvk';
-import { encodeMessage } from './toProto';
+import { encodeMessage, writeMessage } from './toProto';
+import type { WireWriter } from './wire';
 import { kubeSchema, type MessageSchema } from './types';
 
 export { kubeSchema, jsonFields, Schema } from './types';
@@ -25,6 +26,12 @@ export { canonicalQuantity } from './quantity';
 export function toProto(message: string, obj: unknown): Uint8Array {
   const schema = kubeSchema();
   return encodeMessage(schema, schema.message(message), obj);
+}
+
+/** toProto written into w (in place, for an envelope that frames it). */
+export function writeProto(message: string, obj: unknown, w: WireWriter): void {
+  const schema = kubeSchema();
+  writeMessage(schema, schema.message(message), obj, w);
 }
 
 /** Bytes of `message` as kube's JSON (no kind/apiVersion). */

@@ -54,6 +54,11 @@ export function encodeMessage(schema: Schema, msg: MessageSchema, obj: unknown):
   return w.finish();
 }
 
+/** The message's fields written into w (the caller frames them: a field of an envelope, written in place). */
+export function writeMessage(schema: Schema, msg: MessageSchema, obj: unknown, w: WireWriter): void {
+  writeFields(schema, msg, asObject(obj), w);
+}
+
 function writeFields(schema: Schema, msg: MessageSchema, obj: Json, w: WireWriter): void {
   for (const f of byNumber(msg)) {
     const value = f.inline ? obj : obj[f.jsonName];

@@ -11,8 +11,18 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
 export class WireWriter {
-  private buf = new Uint8Array(512);
+  private buf: Uint8Array;
   private len = 0;
+
+  /** scratch: a buffer to write into (grown by copying when too small; finish() copies the result out). */
+  constructor(scratch?: Uint8Array) {
+    this.buf = scratch ?? new Uint8Array(512);
+  }
+
+  /** The buffer written into: the scratch given, or a larger one it outgrew into (worth keeping for the next writer). */
+  get buffer(): Uint8Array {
+    return this.buf;
+  }
 
   private ensure(extra: number): void {
     if (this.len + extra <= this.buf.length) return;

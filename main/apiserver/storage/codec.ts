@@ -21,7 +21,7 @@
 
 import type { KObject } from '../api/object';
 import { parseApiVersion } from '../api/object';
-import { fromProto, messageForGvk, normalize, toProto } from '../schema/index';
+import { fromProto, messageForGvk, normalize, writeProto } from '../schema/index';
 import { WIRE_BYTES, WireReader, WireWriter, utf8Bytes, utf8String } from '../schema/wire';
 import type { Codec } from './interface';
 
@@ -68,22 +68,32 @@ function encodeJson(obj: KObject): Uint8Array {
   return utf8Bytes(`${JSON.stringify(typeFirst(kind, apiVersion, body))}\n`);
 }
 
+/** The buffer encodes write into, kept between them (encoding is synchronous; a re-entered encode gets its own). */
+let scratch: Uint8Array | undefined = new Uint8Array(16 * 1024);
+const MAX_SCRATCH = 1024 * 1024;
+
 function encodeProtobuf(obj: KObject): Uint8Array {
   const stored = forStorage(obj);
   const { apiVersion, kind, message } = typeOf(stored);
   if (!message) return encodeJson(stored);
-  const typeMeta = new WireWriter().tag(1, WIRE_BYTES).string(apiVersion).tag(2, WIRE_BYTES).string(kind).finish();
-  const unknown = new WireWriter()
-    .tag(1, WIRE_BYTES)
-    .bytes(typeMeta)
-    .tag(2, WIRE_BYTES)
-    .bytes(toProto(message, stored))
-    .tag(3, WIRE_BYTES)
-    .string('')
-    .tag(4, WIRE_BYTES)
-    .string('')
-    .finish();
-  return new WireWriter().raw(PROTOBUF_MAGIC).raw(unknown).finish();
+  // One writer for the whole value: magic, then the runtime.Unknown's fields,
+  // each length-delimited field written in place (fork/ldelim) instead of
+  // encoded apart and copied in.
+  const w = new WireWriter(scratch);
+  scratch = undefined;
+  try {
+    w.raw(PROTOBUF_MAGIC);
+    const typeMeta = w.tag(1, WIRE_BYTES).fork();
+    w.tag(1, WIRE_BYTES).string(apiVersion).tag(2, WIRE_BYTES).string(kind).ldelim(typeMeta);
+    const raw = w.tag(2, WIRE_BYTES).fork();
+    writeProto(message, stored, w);
+    w.ldelim(raw);
+    w.tag(3, WIRE_BYTES).string('').tag(4, WIRE_BYTES).string('');
+    return w.finish();
+  } finally {
+    // A buffer grown for one huge object is not kept.
+    scratch = w.buffer.length <= MAX_SCRATCH ? w.buffer : new Uint8Array(16 * 1024);
+  }
 }
 
 /** The runtime.Unknown inside a protobuf value. */

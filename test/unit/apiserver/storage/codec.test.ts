@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { decodeStored, jsonCodec, protobufCodec, readEnvelope } from '../../../../main/apiserver/storage/codec';
 import type { KObject } from '../../../../main/apiserver/api/object';
+import { messageForGvk, toProto } from '../../../../main/apiserver/schema/index';
 
 // An independent protobuf reader for the tests: varints and length-delimited
 // fields by number only (no protobufjs, no schema), so the codec's bytes are
@@ -166,6 +167,31 @@ describe('protobuf codec, read by an independent wire parser', () => {
   test('readEnvelope exposes the runtime.Unknown', () => {
     const env = readEnvelope(bytes);
     expect(env).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment', contentEncoding: '', contentType: '' });
+  });
+});
+
+describe('protobuf codec: the envelope written in place', () => {
+  /** k8s\0 + runtime.Unknown framed field by field from the object's own message bytes. */
+  const framed = (apiVersion: string, kind: string, raw: Uint8Array): Buffer => {
+    const varint = (n: number): number[] => {
+      const out: number[] = [];
+      for (; n > 0x7f; n = Math.floor(n / 128)) out.push((n % 128) | 0x80);
+      return [...out, n];
+    };
+    const field = (tag: number, body: Uint8Array | Buffer) => Buffer.from([tag, ...varint(body.length), ...body]);
+    const typeMeta = Buffer.concat([field(0x0a, Buffer.from(apiVersion)), field(0x12, Buffer.from(kind))]);
+    return Buffer.concat([Buffer.from('k8s\0', 'latin1'), field(0x0a, typeMeta), field(0x12, raw), Buffer.from([0x1a, 0, 0x22, 0])]);
+  };
+  const cm = (name: string, value: string): KObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { k: value } });
+
+  test('small, large (past the kept buffer) and small again: the same bytes as framing the message apart', () => {
+    const codec = protobufCodec();
+    for (const [name, size] of [['a', 10], ['b', 40_000], ['c', 3], ['d', 2_000_000], ['e', 200]] as const) {
+      const obj = cm(name, 'x'.repeat(size));
+      const raw = toProto(messageForGvk({ group: '', version: 'v1', kind: 'ConfigMap' })!, { metadata: obj.metadata, data: obj.data });
+      expect(Buffer.from(codec.encode(obj)).equals(framed('v1', 'ConfigMap', raw))).toBe(true);
+      expect(codec.decode(codec.encode(obj)).data).toEqual({ k: 'x'.repeat(size) });
+    }
   });
 });
 
