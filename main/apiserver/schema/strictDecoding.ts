@@ -44,7 +44,7 @@ export function strictDecode(gvk: GroupVersionKind, body: unknown, rawJson?: str
   const walk: Walk = { schema, strictErrors: [] };
   const root = rawJson !== undefined ? parseJsonAst(rawJson) : astOf(body);
   const msg = schema.message(message);
-  if (root.type === 'object') walkMessage(walk, msg, root, '', [], true);
+  if (root.type === 'object') walkMessage(walk, msg, root, undefined, true);
   else if (root.type !== 'null') walk.typeError = `json: cannot unmarshal ${describe(root)} into Go value of type ${msg.goPackage}.${msg.goName}`;
   return walk.typeError ? { typeError: walk.typeError, strictErrors: walk.strictErrors } : { strictErrors: walk.strictErrors };
 }
@@ -125,16 +125,43 @@ function goTypeName(schema: Schema, type: FieldType): string {
   }
 }
 
-function join(path: string, key: string): string {
-  return path ? `${path}.${key}` : key;
+/**
+ * Where the walk is, kept as links to the parent and turned into text only
+ * for an error message: a body that decodes cleanly builds no path strings.
+ * It gives the JSON path (spec.containers[0].name) and, for type errors,
+ * the Go field path from the root (list items and map keys left out), as
+ * encoding/json names a field: <innermost struct>.spec.containers.name.
+ */
+interface Place {
+  readonly up: Place | undefined;
+  /** A JSON key, or an index for a list item (JSON path only). */
+  readonly key: string | number;
+  /** Whether the step is a Go struct field (list items and map keys are not). */
+  readonly goField: boolean;
 }
 
-function walkMessage(walk: Walk, msg: MessageSchema, node: JsonNode & { type: 'object' }, path: string, goPath: string[], isRoot: boolean): void {
+function step(up: Place | undefined, key: string | number, goField: boolean): Place {
+  return { up, key, goField };
+}
+
+function jsonPath(p: Place | undefined): string {
+  const parts: string[] = [];
+  for (let at = p; at; at = at.up) parts.push(typeof at.key === 'number' ? `[${at.key}]` : at.up ? `.${at.key}` : at.key);
+  return parts.reverse().join('');
+}
+
+/** structName.f1.f2: the Go struct fields from the root down to p. */
+function goWhere(structName: string, p: Place | undefined): string {
+  const keys: string[] = [];
+  for (let at = p; at; at = at.up) if (at.goField) keys.push(String(at.key));
+  return `${structName}.${keys.reverse().join('.')}`;
+}
+
+function walkMessage(walk: Walk, msg: MessageSchema, node: JsonNode & { type: 'object' }, path: Place | undefined, isRoot: boolean): void {
   const fields = jsonFields(walk.schema, msg);
   const seen = new Set<string>();
   for (const [key, child] of node.entries) {
-    const full = join(path, key);
-    if (seen.has(key)) walk.strictErrors.push(`duplicate field "${full}"`);
+    if (seen.has(key)) walk.strictErrors.push(`duplicate field "${jsonPath(step(path, key, true))}"`);
     seen.add(key);
     const jf = fields.get(key);
     if (!jf) {
@@ -143,11 +170,11 @@ function walkMessage(walk: Walk, msg: MessageSchema, node: JsonNode & { type: 'o
         if (child.type !== 'string' && child.type !== 'null') typeError(walk, child, `${msg.goName}.${key}`, 'string');
         continue;
       }
-      walk.strictErrors.push(`unknown field "${full}"`);
+      walk.strictErrors.push(`unknown field "${jsonPath(step(path, key, true))}"`);
       continue;
     }
-    const owner = jf.via ? walk.schema.message((jf.via.type as { message: string }).message).goName : msg.goName;
-    walkValue(walk, jf.field.type, child, full, [...goPath, key], msg.goName, namedGoType(owner, key));
+    const owner = () => (jf.via ? walk.schema.message((jf.via.type as { message: string }).message).goName : msg.goName);
+    walkValue(walk, jf.field.type, child, step(path, key, true), msg.goName, () => namedGoType(owner(), key));
   }
 }
 
@@ -162,44 +189,46 @@ function fail(walk: Walk, message: string): void {
 const intRange = { int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n] } as const;
 
 /** `named`: the field's Go named type (for lists, the element's), when it has one (goTypes.ts). */
-function walkValue(walk: Walk, type: FieldType, node: JsonNode, path: string, goPath: string[], structName: string, named?: string): void {
+function walkValue(walk: Walk, type: FieldType, node: JsonNode, path: Place, structName: string, named?: () => string | undefined): void {
   if (node.type === 'null') return; // null leaves any Go field at its zero value
-  const where = `${structName}.${goPath.join('.')}`;
-  const goType = () => (type.kind === 'array' && named ? `[]${named}` : (named ?? goTypeName(walk.schema, type)));
+  const err = (goType: string, value?: string) => typeError(walk, node, goWhere(structName, path), goType, value);
+  const goType = (): string => {
+    const n = named?.();
+    return type.kind === 'array' && n ? `[]${n}` : (n ?? goTypeName(walk.schema, type));
+  };
   switch (type.kind) {
     case 'string':
     case 'bytes':
-      if (node.type !== 'string') typeError(walk, node, where, goType());
+      if (node.type !== 'string') err(goType());
       return;
     case 'boolean':
-      if (node.type !== 'bool') typeError(walk, node, where, goType());
+      if (node.type !== 'bool') err(goType());
       return;
     case 'number':
-      if (node.type !== 'number') typeError(walk, node, where, goType());
+      if (node.type !== 'number') err(goType());
       return;
     case 'integer': {
-      if (node.type !== 'number') return typeError(walk, node, where, goType());
+      if (node.type !== 'number') return err(goType());
       const [min, max] = intRange[type.format];
-      if (!/^-?[0-9]+$/.test(node.text) || BigInt(node.text) < min || BigInt(node.text) > max) {
-        typeError(walk, node, where, goType(), `number ${node.text}`);
-      }
+      if (!/^-?[0-9]+$/.test(node.text) || BigInt(node.text) < min || BigInt(node.text) > max) err(goType(), `number ${node.text}`);
       return;
     }
     case 'object':
-      if (node.type !== 'object') return typeError(walk, node, where, goType());
-      walkMessage(walk, walk.schema.message(type.message), node, path, goPath, false);
+      if (node.type !== 'object') return err(goType());
+      walkMessage(walk, walk.schema.message(type.message), node, path, false);
       return;
     case 'array':
-      if (node.type !== 'array') return typeError(walk, node, where, goType());
-      node.items.forEach((item, i) => walkValue(walk, type.items, item, `${path}[${i}]`, goPath, structName, named));
+      if (node.type !== 'array') return err(goType());
+      node.items.forEach((item, i) => walkValue(walk, type.items, item, step(path, i, false), structName, named));
       return;
     case 'map': {
-      if (node.type !== 'object') return typeError(walk, node, where, goType());
+      if (node.type !== 'object') return err(goType());
       const seen = new Set<string>();
       for (const [key, child] of node.entries) {
-        if (seen.has(key)) walk.strictErrors.push(`duplicate field "${path}.${key}"`);
+        const at = step(path, key, false);
+        if (seen.has(key)) walk.strictErrors.push(`duplicate field "${jsonPath(at)}"`);
         seen.add(key);
-        walkValue(walk, type.value, child, `${path}.${key}`, goPath, structName);
+        walkValue(walk, type.value, child, at, structName);
       }
       return;
     }
@@ -240,8 +269,8 @@ function walkValue(walk: Walk, type: FieldType, node: JsonNode, path: string, go
     case 'rawExtension':
       return; // free JSON
     case 'stringList':
-      if (node.type !== 'array') return typeError(walk, node, where, 'v1.ExtraValue');
-      for (const item of node.items) if (item.type !== 'string' && item.type !== 'null') typeError(walk, item, where, 'string');
+      if (node.type !== 'array') return err('v1.ExtraValue');
+      for (const item of node.items) if (item.type !== 'string' && item.type !== 'null') typeError(walk, item, goWhere(structName, path), 'string');
       return;
   }
 }
