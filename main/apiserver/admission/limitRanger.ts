@@ -189,9 +189,11 @@ export function limitRangerPlugin(env: ServerEnv): AdmissionPlugin {
     name: 'LimitRanger',
     handles: isPodCreate,
     async admit(a) {
+      const ranges = await limitRanges(a.namespace);
+      if (ranges.length === 0) return 'unchanged';
       const pod = a.object!;
       const spec = ((pod as { spec?: PodSpecResources }).spec ??= {});
-      for (const lr of await limitRanges(a.namespace)) {
+      for (const lr of ranges) {
         const notes = applyContainerDefaults(spec, lr);
         if (notes.length > 0) (pod.metadata.annotations ??= {})[LIMIT_RANGER_ANNOTATION] = `LimitRanger plugin set: ${notes.join('; ')}`;
       }

@@ -42,6 +42,8 @@ export interface AdmissionAttributes {
   auditAnnotations: Record<string, string>;
 }
 
+export type AdmitResult = void | 'unchanged';
+
 export interface AdmissionPlugin {
   name: string;
   /**
@@ -51,8 +53,12 @@ export interface AdmissionPlugin {
    * and, in the mutating phase, the before-copy for the trace's patch.
    */
   handles?(attrs: AdmissionAttributes): boolean;
-  /** Mutating phase: may change attrs.object; throws a StatusError to reject. */
-  admit?(attrs: AdmissionAttributes): Promise<void> | void;
+  /**
+   * Mutating phase: may change attrs.object; throws a StatusError to reject.
+   * Answering 'unchanged' (the plugin knows it changed nothing) spares the
+   * trace's check of the whole object for a patch.
+   */
+  admit?(attrs: AdmissionAttributes): Promise<AdmitResult> | AdmitResult;
   /** Validating phase: throws a StatusError to reject. */
   validate?(attrs: AdmissionAttributes): Promise<void> | void;
 }
@@ -77,15 +83,18 @@ export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAt
     }
     const t0 = performance.now();
     if (attrs.object && before === undefined) before = jsonCopy(attrs.object);
+    let result: AdmitResult;
     try {
       const pending = p.admit(attrs);
-      if (pending) await pending;
+      result = pending instanceof Promise ? await pending : pending;
     } catch (err) {
       recordFailure(trace, stage, err, t0);
       throw err;
     }
     let patch: PatchOperation[] = [];
-    if (!attrs.object) before = undefined;
+    if (result === 'unchanged') {
+      // `before` still equals the object.
+    } else if (!attrs.object) before = undefined;
     else if (before !== undefined && !sameJson(before, attrs.object)) {
       const after = jsonCopy(attrs.object);
       patch = jsonPatchDiff(before, after);

@@ -39,10 +39,11 @@ function phaseOf(obj: KObject): string {
 export function namespaceLifecycle(services: Pick<RestServices, 'etcdPrefix' | 'storageFor'>): AdmissionPlugin {
   return {
     name: 'NamespaceLifecycle',
+    // Rejects only; never changes the object.
     async admit(a) {
-      if (a.operation !== 'CREATE' || !a.namespace || (a.group === '' && a.resource === 'namespaces')) return;
+      if (a.operation !== 'CREATE' || !a.namespace || (a.group === '' && a.resource === 'namespaces')) return 'unchanged' as const;
       // Access reviews are answered for any namespace, existing or not.
-      if (a.group === 'authorization.k8s.io' || a.group === 'authentication.k8s.io') return;
+      if (a.group === 'authorization.k8s.io' || a.group === 'authentication.k8s.io') return 'unchanged' as const;
       // As kube's plugin: the namespace from the cache (resourceVersion 0, no etcd round trip);
       // only when the cache does not have it, a live (consistent) lookup — it may be brand new.
       const storage = services.storageFor('namespaces');
@@ -59,7 +60,7 @@ export function namespaceLifecycle(services: Pick<RestServices, 'etcdPrefix' | '
           throw live;
         }
       }
-      if (phaseOf(ns) !== 'Terminating') return;
+      if (phaseOf(ns) !== 'Terminating') return 'unchanged' as const;
       const name = a.name || a.object?.metadata?.name || '';
       const base = forbidden({ group: a.group, resource: a.resource }, name, `unable to create new content in namespace ${a.namespace} because it is being terminated`).status;
       throw failure(403, 'Forbidden', base.message ?? '', {

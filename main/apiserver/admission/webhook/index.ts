@@ -67,9 +67,10 @@ export function mutatingWebhookPlugin(env: ServerEnv): AdmissionPlugin {
     name: 'MutatingAdmissionWebhook',
     handles: (attrs) => !isExemptResource(attrs),
     async admit(attrs) {
-      if (isExemptResource(attrs)) return;
+      if (isExemptResource(attrs)) return 'unchanged';
       const hooks = await source.webhooks();
-      if (hooks.length > 0) await dispatchMutating(hooks, attrs, deps);
+      if (hooks.length === 0) return 'unchanged';
+      await dispatchMutating(hooks, attrs, deps);
     },
   };
 }

@@ -62,4 +62,21 @@ describe('admission trace stages', () => {
       { verdict: 'mutate', patch: [{ op: 'add', path: '/spec/tolerations/0/value', value: 'x' }] },
     ]);
   });
+
+  it("a plugin answering 'unchanged' is allowed without a patch, and the next plugin's patch is still only its own", async () => {
+    const plugins: AdmissionPlugin[] = [
+      { name: 'Checks', admit: async () => 'unchanged' },
+      { name: 'Labeler', admit: (a) => void (a.object!.metadata.labels = { team: 'a' }) },
+      { name: 'AlsoChecks', admit: () => 'unchanged' },
+      { name: 'Annotator', admit: (a) => void (a.object!.metadata.annotations = { note: 'x' }) },
+    ];
+    const trace = new TraceRecorder('POST', '/api/v1/namespaces/default/pods');
+    await runMutating(plugins, podCreate({ metadata: { name: 'p' }, spec: {} }), trace);
+    expect(trace.trace.stages.map(({ stage, verdict, patch }) => ({ stage, verdict, patch }))).toEqual([
+      { stage: 'admission:mutating:Checks', verdict: 'allow', patch: undefined },
+      { stage: 'admission:mutating:Labeler', verdict: 'mutate', patch: [{ op: 'add', path: '/metadata/labels', value: { team: 'a' } }] },
+      { stage: 'admission:mutating:AlsoChecks', verdict: 'allow', patch: undefined },
+      { stage: 'admission:mutating:Annotator', verdict: 'mutate', patch: [{ op: 'add', path: '/metadata/annotations', value: { note: 'x' } }] },
+    ]);
+  });
 });

@@ -25,7 +25,7 @@ async function plugin(phase: string | undefined) {
   return namespaceLifecycle({ etcdPrefix: '/registry', storageFor: () => storage });
 }
 
-async function statusOf(run: () => Promise<void> | void): Promise<unknown> {
+async function statusOf(run: () => Promise<unknown> | unknown): Promise<unknown> {
   try {
     await run();
     return 'allowed';
