@@ -65,7 +65,7 @@ describe('admission trace stages', () => {
 
   it("a plugin answering 'unchanged' is allowed without a patch, and the next plugin's patch is still only its own", async () => {
     const plugins: AdmissionPlugin[] = [
-      { name: 'Checks', admit: async () => 'unchanged' },
+      { name: 'Checks', admit: async () => 'unchanged' as const },
       { name: 'Labeler', admit: (a) => void (a.object!.metadata.labels = { team: 'a' }) },
       { name: 'AlsoChecks', admit: () => 'unchanged' },
       { name: 'Annotator', admit: (a) => void (a.object!.metadata.annotations = { note: 'x' }) },
