@@ -85,9 +85,19 @@ export function securityFlags(layout: ApiServerLayout): string[] {
   ];
 }
 
+/**
+ * V8's young generation for the API server: 32 MB semi-spaces instead of 16.
+ * Under 64 concurrent pod creates its main thread spent ~12 % of its time in
+ * scavenges, each copying the newest cached pods and the requests in flight;
+ * with half as many scavenges more of that is garbage by then. Measured
+ * side by side (8 runs, 2 cores): +7 % creates/s on average at 32 MB; 64 MB
+ * was no better than 16.
+ */
+export const API_SERVER_V8_FLAGS = ['--max-semi-space-size=32'];
+
 /** `pilothouse apiserver` run by this same program (see selfProgram in upCommand.ts). */
 export function apiServerProgram(cliPath: string): Program {
-  return { command: process.execPath, args: [cliPath, 'apiserver'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+  return { command: process.execPath, args: [...API_SERVER_V8_FLAGS, cliPath, 'apiserver'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
 export function apiServerFlags(layout: ApiServerLayout, members: MemberLayout[], extra: string[] = []): string[] {
