@@ -15,7 +15,8 @@
 import type { KObject } from '../api/object';
 import { StatusError } from '../api/status';
 import { jsonPatchDiff, type PatchOperation } from '../admission/trace/jsonPatchDiff';
-import { jsonCopy, sameJson } from '../patch/jsonValue';
+import { applyJsonPatchOpsInPlace, type JsonPatchOp } from '../patch/jsonPatch';
+import { jsonCopy, sameJson, type JsonValue } from '../patch/jsonValue';
 import type { UserInfo } from '../registry/resourceDef';
 import type { StageVerdict } from '../server/trace';
 import type { TraceRecorder } from '../server/traceRecorder';
@@ -96,9 +97,20 @@ export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAt
       // `before` still equals the object.
     } else if (!attrs.object) before = undefined;
     else if (before !== undefined && !sameJson(before, attrs.object)) {
-      const after = jsonCopy(attrs.object);
-      patch = jsonPatchDiff(before, after);
-      before = after;
+      // The diff's values are parts of the live object: the trace keeps a
+      // copy of each, and `before` catches up by applying the patch to
+      // itself with another copy (jsonPatchDiff's patch turns `before` into
+      // the object) instead of copying the whole object again.
+      patch = jsonPatchDiff(before, attrs.object);
+      const applied: JsonPatchOp[] = [];
+      for (const op of patch) {
+        if (op.op === 'remove') applied.push({ op: op.op, path: op.path, hasValue: false });
+        else {
+          op.value = jsonCopy(op.value);
+          applied.push({ op: op.op, path: op.path, value: jsonCopy(op.value) as JsonValue, hasValue: true });
+        }
+      }
+      before = applyJsonPatchOpsInPlace(before as unknown as JsonValue, applied) as unknown as KObject;
     }
     if (patch.length > 0) trace.add({ stage, verdict: 'mutate', patch, latencyMs: performance.now() - t0 });
     else trace.add({ stage, verdict: 'allow', latencyMs: performance.now() - t0 });

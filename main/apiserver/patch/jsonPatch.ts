@@ -93,7 +93,12 @@ export function jsonPatch<T>(doc: T, body: string | Uint8Array): T {
 
 /** The library level: throws JsonPatchError with evanphx's wording. */
 export function applyJsonPatchOps(doc: JsonValue, ops: JsonPatchOp[]): JsonValue {
-  let out = clone(doc);
+  return applyJsonPatchOpsInPlace(clone(doc), ops);
+}
+
+/** applyJsonPatchOps on doc itself (the result is doc, or a new root for a root replace); values are taken as they are, not copied. */
+export function applyJsonPatchOpsInPlace(doc: JsonValue, ops: JsonPatchOp[]): JsonValue {
+  let out = doc;
   for (const op of ops) out = applyOne(out, op);
   return out;
 }

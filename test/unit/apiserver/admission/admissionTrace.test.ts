@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { forbidden } from '../../../../main/apiserver/api/status';
 import { runMutating, runValidating, type AdmissionPlugin } from '../../../../main/apiserver/endpoints/admission';
 import { TraceRecorder } from '../../../../main/apiserver/server/traceRecorder';
+import { jsonPatchDiff } from '../../../../main/apiserver/admission/trace/jsonPatchDiff';
+import { applyJsonPatchOps, type JsonPatchOp } from '../../../../main/apiserver/patch/jsonPatch';
+import { jsonCopy, type JsonValue } from '../../../../main/apiserver/patch/jsonValue';
 import { podCreate } from './fakeEnv';
 
 describe('admission trace stages', () => {
@@ -78,5 +81,50 @@ describe('admission trace stages', () => {
       { stage: 'admission:mutating:AlsoChecks', verdict: 'allow', patch: undefined },
       { stage: 'admission:mutating:Annotator', verdict: 'mutate', patch: [{ op: 'add', path: '/metadata/annotations', value: { note: 'x' } }] },
     ]);
+  });
+
+  it('the patches, applied in turn to the object as it came, give the object as it leaves; each is the diff of its own plugin', async () => {
+    type Pod = { metadata: { name: string; labels?: Record<string, string> }; spec: { volumes?: { name: string }[]; containers: { name: string; mounts?: string[] }[]; x?: number } };
+    const mutations: ((p: Pod) => void)[] = [
+      (p) => {
+        p.spec.volumes = [...(p.spec.volumes ?? []), { name: 'token' }];
+        for (const c of p.spec.containers) c.mounts = [...(c.mounts ?? []), 'token'];
+      },
+      (p) => {
+        p.metadata.labels = { a: '1', b: '2' };
+        p.spec.x = 1;
+      },
+      (p) => {
+        delete p.metadata.labels!.a;
+        p.spec.volumes![0]!.name = 'renamed';
+        p.spec.containers[1]!.mounts = [];
+      },
+      (p) => {
+        p.spec.containers.pop();
+        p.spec.x = 2;
+      },
+    ];
+    const snapshots: unknown[] = [];
+    const plugins: AdmissionPlugin[] = mutations.map((m, i) => ({
+      name: `P${i}`,
+      admit: (a) => {
+        m(a.object as unknown as Pod);
+        snapshots.push(jsonCopy(a.object));
+      },
+    }));
+    const original = { metadata: { name: 'p' }, spec: { volumes: [{ name: 'data' }], containers: [{ name: 'a' }, { name: 'b', mounts: ['data'] }] } };
+    const a = podCreate(jsonCopy(original));
+    const start = jsonCopy(a.object);
+    const trace = new TraceRecorder('POST', '/api/v1/namespaces/default/pods');
+    await runMutating(plugins, a, trace);
+    const patches = trace.trace.stages.map((st) => (st.patch ?? []) as { op: string; path: string; value?: unknown }[]);
+    let doc: unknown = jsonCopy(start);
+    let prev: unknown = jsonCopy(start);
+    patches.forEach((patch, i) => {
+      expect(patch).toEqual(jsonPatchDiff(prev, snapshots[i]));
+      doc = applyJsonPatchOps(doc as JsonValue, patch.map((op) => ({ ...op, hasValue: op.op !== 'remove' })) as JsonPatchOp[]);
+      prev = snapshots[i];
+    });
+    expect(doc).toEqual(jsonCopy(a.object));
   });
 });
