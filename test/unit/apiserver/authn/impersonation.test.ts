@@ -11,7 +11,13 @@ type Headers = Record<string, string[]>;
 function ctxWith(headers: Headers, user: UserInfo = { username: 'admin', groups: ['system:authenticated'] }) {
   const written: { code?: number; headers?: Record<string, string>; body?: string } = {};
   const ctx = {
-    req: { url: '/api/v1/namespaces/default/pods', headersDistinct: headers, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.join(', ')])) },
+    req: {
+      url: '/api/v1/namespaces/default/pods',
+      headersDistinct: headers,
+      headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.join(', ')])),
+      // As clients send them: Impersonate-User, Impersonate-Extra-Scopes (header names are case-insensitive).
+      rawHeaders: Object.entries(headers).flatMap(([k, vs]) => vs.flatMap((v) => [k.replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase()), v])),
+    },
     res: {
       writeHead(code: number, h: Record<string, string>) {
         written.code = code;
