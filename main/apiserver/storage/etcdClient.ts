@@ -24,6 +24,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
 import { protoDir } from '../../common/resources';
 import { GrpcCallError, GrpcChannel, type ChannelOptions } from './grpcChannel';
+import { decodeTxnResponse, encodeTxnRequest } from './etcdWire';
 
 /** mvccpb.KeyValue with 64-bit fields as bigint. */
 export interface KeyValue {
@@ -98,6 +99,7 @@ const MAX_ATTEMPTS_PER_ENDPOINT = 2;
 /** Calls clientv3 repeats on another member whatever happened to the first attempt. */
 const REPEATABLE = true;
 const RETRY_BACKOFF_MS = 150;
+const TXN_PATH = '/etcdserverpb.KV/Txn';
 
 type Method = MethodDefinition<unknown, Record<string, unknown>>;
 
@@ -185,12 +187,6 @@ function rangeFromWire(w: Record<string, unknown>): RangeResult {
   return { revision: toBig(header?.revision), kvs: ((w.kvs as Record<string, unknown>[]) ?? []).map(kvFromWire), more: w.more === true, count: toBig(w.count) };
 }
 
-function opToWire(op: Op): Record<string, unknown> {
-  if ('put' in op) return { request_put: { key: Buffer.from(op.put.key), value: Buffer.from(op.put.value), lease: (op.put.lease ?? 0n).toString() } };
-  if ('deleteRange' in op) return { request_delete_range: { key: Buffer.from(op.deleteRange.key) } };
-  return { request_range: rangeToWire(op.range) };
-}
-
 export class EtcdClient {
   private readonly endpoints: Endpoint[];
   private current = 0;
@@ -220,22 +216,8 @@ export class EtcdClient {
 
   /** Compares are equalities: ModRevision(key) = n, or Version(key) = n. */
   async txn(compare: ({ key: string; modRevision: bigint } | { key: string; version: bigint })[], success: Op[], failure: Op[]): Promise<TxnResult> {
-    const w = await this.unary('KV', 'Txn', {
-      // result EQUAL (0); target MOD (2) or VERSION (0)
-      compare: compare.map((c) =>
-        'modRevision' in c
-          ? { result: 0, target: 2, key: Buffer.from(c.key), mod_revision: c.modRevision.toString() }
-          : { result: 0, target: 0, key: Buffer.from(c.key), version: c.version.toString() },
-      ),
-      success: success.map(opToWire),
-      failure: failure.map(opToWire),
-    });
-    const header = w.header as { revision: string };
-    const responses = ((w.responses as Record<string, unknown>[]) ?? []).map((r) => {
-      const range = r.response_range as Record<string, unknown> | undefined;
-      return range ? { kvs: rangeFromWire(range).kvs } : {};
-    });
-    return { revision: toBig(header.revision), succeeded: w.succeeded === true, responses };
+    // Every write goes through here: encoded and decoded by hand (etcdWire.ts), not through proto-loader.
+    return this.call(TXN_PATH, encodeTxnRequest(compare, success, failure), decodeTxnResponse);
   }
 
   async leaseGrant(ttlSeconds: number): Promise<bigint> {
@@ -249,16 +231,20 @@ export class EtcdClient {
     await this.unary('KV', 'Compact', { revision: revision.toString(), physical }, REPEATABLE);
   }
 
-  private async unary(service: 'KV' | 'Lease', method: string, req: unknown, repeatable = false): Promise<Record<string, unknown>> {
+  private unary(service: 'KV' | 'Lease', method: string, req: unknown, repeatable = false): Promise<Record<string, unknown>> {
     const def = etcdMethod(service, method);
-    const body = def.requestSerialize(req);
+    return this.call(def.path, def.requestSerialize(req), (b) => def.responseDeserialize(b), repeatable);
+  }
+
+  /** One unary call with the request already encoded; failover and retries as described above. */
+  private async call<T>(path: string, body: Uint8Array, decode: (response: Buffer) => T, repeatable = false): Promise<T> {
     const attempts = this.endpoints.length * MAX_ATTEMPTS_PER_ENDPOINT;
     let last: EtcdError | undefined;
     for (let i = 0; i < attempts && !this.closed; i++) {
       const index = this.current;
       const ep = this.endpoints[index];
       try {
-        return def.responseDeserialize(await ep.channel.unary(def.path, body, Date.now() + this.callTimeoutMs));
+        return decode(await ep.channel.unary(path, body, Date.now() + this.callTimeoutMs));
       } catch (e) {
         if (!(e instanceof GrpcCallError)) throw e;
         const err = new EtcdError(e.code, e.details, ep.target);

@@ -18,7 +18,8 @@
 // CATCH_UP_MS (etcd's syncWatchers loop catches unsynced watchers up every
 // 100 ms); the cache simply asks again.
 
-import { etcdMethod, kvFromWire, toBig, type EtcdClient, type KeyValue } from './etcdClient';
+import { etcdMethod, type EtcdClient, type KeyValue } from './etcdClient';
+import { decodeWatchResponse, type WatchResponseWire } from './etcdWire';
 import type { StreamCall } from './grpcChannel';
 
 export interface RawEvent {
@@ -112,7 +113,7 @@ export class EtcdWatch {
     const stream: StreamCall = ep.channel.stream(method.path, { hasleader: 'true' }, {
       onMessage: (bytes) => {
         if (this.stream !== stream) return;
-        this.onResponse(stream, method.responseDeserialize(bytes), created, () => (created = true), broken);
+        this.onResponse(stream, decodeWatchResponse(bytes), created, () => (created = true), broken);
       },
       onEnd: () => broken(),
     });
@@ -136,9 +137,8 @@ export class EtcdWatch {
     });
   }
 
-  private onResponse(stream: StreamCall, res: Record<string, unknown>, created: boolean, markCreated: () => void, broken: () => void): void {
-    const header = res.header as { revision?: string } | undefined;
-    const rev = toBig(header?.revision);
+  private onResponse(stream: StreamCall, res: WatchResponseWire, created: boolean, markCreated: () => void, broken: () => void): void {
+    const rev = res.revision;
     if (res.created) {
       markCreated();
       this.failingSince = undefined;
@@ -151,7 +151,7 @@ export class EtcdWatch {
       }
       return;
     }
-    const compactRev = toBig(res.compact_revision);
+    const compactRev = res.compactRevision;
     if (compactRev > 0n) {
       this.stopped = true;
       this.stream = undefined;
@@ -160,22 +160,19 @@ export class EtcdWatch {
       return;
     }
     if (res.canceled) return broken();
-    const wireEvents = (res.events as Record<string, unknown>[]) ?? [];
-    if (wireEvents.length === 0) {
+    if (res.events.length === 0) {
       if (!created) return;
-      const requested = String(res.watch_id) === '-1';
+      const requested = res.watchId === -1n;
       if (requested && Date.now() < this.distrustProgressUntil) return;
       if (rev >= this.next) this.next = rev + 1n;
       this.handlers.onProgress(rev);
       return;
     }
     const events: RawEvent[] = [];
-    for (const w of wireEvents) {
-      const kv = kvFromWire(w.kv as Record<string, unknown>);
+    for (const e of res.events) {
       // A reconnect may replay what an earlier stream already delivered.
-      if (kv.modRevision < this.next) continue;
-      const prev = w.prev_kv as Record<string, unknown> | null | undefined;
-      events.push({ type: w.type === 1 ? 'DELETE' : 'PUT', kv, prevKv: prev ? kvFromWire(prev) : undefined });
+      if (e.kv.modRevision < this.next) continue;
+      events.push(e);
     }
     if (events.length === 0) return;
     this.next = events[events.length - 1].kv.modRevision + 1n;
