@@ -4,17 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { etcdMethod, kvFromWire, type KeyValue, type Op } from '../../../../main/apiserver/storage/etcdClient';
 import { decodeTxnResponse, decodeWatchResponse, encodeTxnRequest } from '../../../../main/apiserver/storage/etcdWire';
+import { Prng } from '../../../sim/prng';
 
-/** mulberry32: a small seeded generator, so a failure repeats. */
+/** The simulator's seeded generator: a failure repeats. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const p = new Prng(seed);
+  return () => p.next();
 }
 
 /** int64 values around the varint and float edges (int() adds up to 4, so the largest stays below 2^63). */
