@@ -27,12 +27,16 @@ export function ignoredPathsFor(scope: ResourceScope, subresource: string): stri
 const CREATE_MEMO_MAX = 256;
 const createMemo = new WeakMap<object, Map<string, ManagedFieldsEntry[] | undefined>>();
 /** metadata fields in STRIPPED_PATHS: whatever their values, no entry owns them. */
-const UNOWNED_METADATA = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'];
+const UNOWNED_METADATA = new Set(['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']);
 
 function createMemoKey(manager: string, subresource: string, obj: KObject): string {
-  const { metadata, ...rest } = obj;
-  const meta: Record<string, unknown> = { ...metadata };
-  for (const k of UNOWNED_METADATA) delete meta[k];
+  // Built by copying the kept keys (not by deleting from a copy, which turns
+  // the object into a slow dictionary that JSON.stringify walks slowly).
+  const meta: Record<string, unknown> = {};
+  const metadata = obj.metadata as Record<string, unknown> | undefined;
+  for (const k in metadata) if (!UNOWNED_METADATA.has(k)) meta[k] = metadata[k];
+  const rest: Record<string, unknown> = {};
+  for (const k in obj) if (k !== 'metadata') rest[k] = (obj as Record<string, unknown>)[k];
   return JSON.stringify([manager, subresource, meta, rest]);
 }
 
