@@ -22,7 +22,14 @@ test('admission log: traced API requests with their stages, or an explained empt
     await expect(create).toContainText('✓ allowed');
     await expect(rows.filter({ hasText: 'list' }).filter({ hasText: 'namespaces' }).first()).toBeVisible();
     await expect(rows.filter({ hasText: '/readyz' })).toHaveCount(0);
-    await create.getByRole('button').click();
+    // New traces (lease renewals every 2 s) are prepended while we click: on a
+    // loaded machine a row can move between being located and being clicked,
+    // and the click lands on a neighbour. Click until this row is expanded.
+    const expand = create.getByRole('button');
+    await expect(async () => {
+      if ((await expand.getAttribute('aria-expanded')) !== 'true') await expand.click();
+      await expect(expand).toHaveAttribute('aria-expanded', 'true', { timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
     await expect(view.locator('.stages li').first()).toBeVisible();
     await expect(view.locator('.stages')).toContainText('authentication');
   }
