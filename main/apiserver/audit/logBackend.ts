@@ -120,26 +120,26 @@ class RotatingFile implements AuditLogWriter {
     this.queue = [];
     let batch = '';
     let batchBytes = 0;
-    for (const line of lines) {
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
       const n = Buffer.byteLength(line);
       if (n > this.maxBytes) {
         this.dropped++;
         this.log(`audit log: write length ${n} exceeds maximum file size ${this.maxBytes}`);
         continue;
       }
-      if (!this.ensureOpen()) {
-        this.dropped++;
-        continue;
-      }
-      if (this.size + batchBytes + n > this.maxBytes) {
+      let open = this.ensureOpen();
+      if (open && this.size + batchBytes + n > this.maxBytes) {
         this.writeOut(batch, batchBytes);
         batch = '';
         batchBytes = 0;
         this.rotate();
-        if (!this.ensureOpen()) {
-          this.dropped++;
-          continue;
-        }
+        open = this.ensureOpen();
+      }
+      if (!open) {
+        // The file cannot be opened (logged once): this turn's remaining lines are lost.
+        this.dropped += lines.length - i;
+        break;
       }
       batch += line;
       batchBytes += n;

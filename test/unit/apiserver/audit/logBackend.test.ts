@@ -38,6 +38,19 @@ describe('audit log file', () => {
     expect(w.dropped).toBe(1);
   });
 
+  it('a log that cannot be opened drops and counts the lines, saying so once per turn', async () => {
+    const blocker = join(dir, 'not-a-dir');
+    writeFileSync(blocker, '');
+    const said: string[] = [];
+    const w = openAuditLog({ path: join(blocker, 'audit.log'), log: (l) => said.push(l) });
+    for (let i = 0; i < 5; i++) w.write(line(i));
+    await w.flush();
+    expect(w.dropped).toBe(5);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^audit log: open failed: /);
+    await w.close();
+  });
+
   it('rotates before a file would pass maxSize, keeps maxBackups newest backups, names them as lumberjack', async () => {
     const path = join(dir, 'audit.log');
     let t = Date.parse('2026-11-30T22:00:00.000Z');
