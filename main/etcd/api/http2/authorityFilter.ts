@@ -11,7 +11,7 @@
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { isAcceptedAuthority, repairAuthority } from './authority';
-import type { HeaderField } from './hpackDecoder';
+import type { HeaderField } from '../../../common/http2/hpackDecoder';
 import { HeaderFrameFilter, type HeaderFrameFilterOptions } from './headerFrameFilter';
 
 /** The fields with every refused :authority replaced by its host:port, or null if none is refused. */

@@ -30,8 +30,8 @@
 //     (transparent), so the server reports the error as it would have. After
 //     a rewrite that is no longer possible, and `push` throws instead.
 
-import { encodeHeaderBlock } from './hpackEncoder';
-import { HpackDecoder, HpackError, type HeaderField } from './hpackDecoder';
+import { encodeHeaderBlock } from '../../../common/http2/hpackEncoder';
+import { HpackDecoder, HpackError, type HeaderField } from '../../../common/http2/hpackDecoder';
 
 const PREFACE_LENGTH = 24;
 const FRAME_HEADER_LENGTH = 9;

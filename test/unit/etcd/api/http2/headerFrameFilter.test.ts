@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { repairAuthorityFields } from '../../../../../main/etcd/api/http2/authorityFilter';
 import { HeaderFilterError, HeaderFrameFilter } from '../../../../../main/etcd/api/http2/headerFrameFilter';
-import { HpackDecoder } from '../../../../../main/etcd/api/http2/hpackDecoder';
+import { HpackDecoder } from '../../../../../main/common/http2/hpackDecoder';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 const T = { DATA: 0x0, HEADERS: 0x1, SETTINGS: 0x4, PING: 0x6, WINDOW_UPDATE: 0x8, CONTINUATION: 0x9 };

@@ -2,7 +2,7 @@
 // of RFC 7541 Appendix B, and coding must round-trip every octet.
 
 import { describe, expect, it } from 'vitest';
-import { EOS, HuffmanError, huffmanCode, huffmanDecode, huffmanEncodedLength, huffmanEncodeInto } from '../../../../../main/etcd/api/http2/huffman';
+import { EOS, HuffmanError, huffmanCode, huffmanDecode, huffmanEncodedLength, huffmanEncodeInto } from '../../../../main/common/http2/huffman';
 
 const encode = (buf: Buffer) => {
   const b = buf.toString('latin1');

@@ -2,8 +2,8 @@
 // exactly, without its dynamic table changing.
 
 import { describe, expect, it } from 'vitest';
-import { HpackDecoder, type HeaderField } from '../../../../../main/etcd/api/http2/hpackDecoder';
-import { encodeHeaderBlock } from '../../../../../main/etcd/api/http2/hpackEncoder';
+import { HpackDecoder, type HeaderField } from '../../../../main/common/http2/hpackDecoder';
+import { encodeHeaderBlock } from '../../../../main/common/http2/hpackEncoder';
 
 const f = (name: string, value: string, sensitive = false): HeaderField => ({ name, value, sensitive });
 const latin1 = (bytes: number[]) => Buffer.from(bytes).toString('latin1');

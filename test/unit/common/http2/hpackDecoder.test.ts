@@ -2,7 +2,7 @@
 // header lists and the dynamic table after each block.
 
 import { describe, expect, it } from 'vitest';
-import { HpackDecoder, HpackError } from '../../../../../main/etcd/api/http2/hpackDecoder';
+import { HpackDecoder, HpackError } from '../../../../main/common/http2/hpackDecoder';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const pairs = (fields: { name: string; value: string }[]) => fields.map((f) => [f.name, f.value]);
