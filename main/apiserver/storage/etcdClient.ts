@@ -23,8 +23,8 @@ import { join } from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
 import { protoDir } from '../../common/resources';
-import { GrpcCallError, GrpcChannel, type ChannelOptions } from './grpcChannel';
-import { decodeTxnResponse, encodeTxnRequest } from './etcdWire';
+import { frame, GrpcCallError, GrpcChannel, type ChannelOptions } from './grpcChannel';
+import { decodeTxnResponse, encodeTxnRequestFrame } from './etcdWire';
 
 /** mvccpb.KeyValue with 64-bit fields as bigint. */
 export interface KeyValue {
@@ -217,7 +217,7 @@ export class EtcdClient {
   /** Compares are equalities: ModRevision(key) = n, or Version(key) = n. */
   async txn(compare: ({ key: string; modRevision: bigint } | { key: string; version: bigint })[], success: Op[], failure: Op[]): Promise<TxnResult> {
     // Every write goes through here: encoded and decoded by hand (etcdWire.ts), not through proto-loader.
-    return this.call(TXN_PATH, encodeTxnRequest(compare, success, failure), decodeTxnResponse);
+    return this.call(TXN_PATH, encodeTxnRequestFrame(compare, success, failure), decodeTxnResponse);
   }
 
   async leaseGrant(ttlSeconds: number): Promise<bigint> {
@@ -233,18 +233,18 @@ export class EtcdClient {
 
   private unary(service: 'KV' | 'Lease', method: string, req: unknown, repeatable = false): Promise<Record<string, unknown>> {
     const def = etcdMethod(service, method);
-    return this.call(def.path, def.requestSerialize(req), (b) => def.responseDeserialize(b), repeatable);
+    return this.call(def.path, frame(def.requestSerialize(req)), (b) => def.responseDeserialize(b), repeatable);
   }
 
-  /** One unary call with the request already encoded; failover and retries as described above. */
-  private async call<T>(path: string, body: Uint8Array, decode: (response: Buffer) => T, repeatable = false): Promise<T> {
+  /** One unary call with the request already encoded and framed; failover and retries as described above. */
+  private async call<T>(path: string, framed: Buffer, decode: (response: Buffer) => T, repeatable = false): Promise<T> {
     const attempts = this.endpoints.length * MAX_ATTEMPTS_PER_ENDPOINT;
     let last: EtcdError | undefined;
     for (let i = 0; i < attempts && !this.closed; i++) {
       const index = this.current;
       const ep = this.endpoints[index];
       try {
-        return decode(await ep.channel.unary(path, body, Date.now() + this.callTimeoutMs));
+        return decode(await ep.channel.unaryFramed(path, framed, Date.now() + this.callTimeoutMs));
       } catch (e) {
         if (!(e instanceof GrpcCallError)) throw e;
         const err = new EtcdError(e.code, e.details, ep.target);

@@ -21,6 +21,7 @@
 //   Event        { EventType type = 1 (PUT 0, DELETE 1); KeyValue kv = 2; KeyValue prev_kv = 3 }
 //   KeyValue     { key = 1; int64 create_revision = 2; mod_revision = 3; version = 4; value = 5; lease = 6 }
 
+import { WIRE_BYTES, WireWriter } from '../schema/wire';
 import type { KeyValue, Op, RangeRequest, TxnResult } from './etcdClient';
 
 const VARINT = 0;
@@ -230,115 +231,86 @@ export function decodeWatchResponse(buf: Buffer): WatchResponseWire {
   return out;
 }
 
-class Writer {
-  private parts: Buffer[] = [];
-  private scratch: number[] = [];
+const FRAME_PREFIX = new Uint8Array(5);
+/** The writer's buffer, kept between encodes (grown to the largest request seen). */
+let scratch: Uint8Array | undefined;
 
-  varint(n: number | bigint): this {
-    let v = typeof n === 'bigint' ? BigInt.asUintN(64, n) : n;
-    if (typeof v === 'number' && v < 0) v = BigInt.asUintN(64, BigInt(v));
-    if (typeof v === 'bigint') {
-      while (v > 0x7fn) {
-        this.scratch.push(Number(v & 0x7fn) | 0x80);
-        v >>= 7n;
-      }
-      this.scratch.push(Number(v));
-      return this;
-    }
-    while (v > 0x7f) {
-      this.scratch.push((v % 128) | 0x80);
-      v = Math.floor(v / 128);
-    }
-    this.scratch.push(v);
-    return this;
-  }
-
-  tag(field: number, wireType: number): this {
-    return this.varint(field * 8 + wireType);
-  }
-
-  bytes(field: number, data: Uint8Array): this {
-    this.tag(field, BYTES).varint(data.length);
-    this.flush();
-    this.parts.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-    return this;
-  }
-
-  message(field: number, w: Writer): this {
-    const body = w.finish();
-    return this.bytes(field, body);
-  }
-
-  finish(): Buffer {
-    this.flush();
-    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-  }
-
-  private flush(): void {
-    if (this.scratch.length === 0) return;
-    this.parts.push(Buffer.from(this.scratch));
-    this.scratch = [];
-  }
+function keyField(w: WireWriter, field: number, k: string | Uint8Array): void {
+  if (k.length === 0) return; // proto3 leaves empty bytes off the wire
+  w.tag(field, WIRE_BYTES);
+  if (typeof k === 'string') w.string(k);
+  else w.bytes(k);
 }
 
 /** proto3 leaves zero values off the wire. */
-function int64Field(w: Writer, field: number, v: bigint | number | undefined): void {
+function int64Field(w: WireWriter, field: number, v: bigint | number | undefined): void {
   if (v !== undefined && v !== 0 && v !== 0n) w.tag(field, VARINT).varint(v);
 }
 
-function keyBytes(k: string | Uint8Array): Uint8Array {
-  return typeof k === 'string' ? Buffer.from(k) : k;
-}
-
-function rangeRequest(r: RangeRequest): Writer {
-  const w = new Writer();
-  const key = keyBytes(r.key);
-  if (key.length > 0) w.bytes(1, key);
-  if (r.rangeEnd !== undefined) {
-    const end = keyBytes(r.rangeEnd);
-    if (end.length > 0) w.bytes(2, end);
-  }
+function rangeRequest(w: WireWriter, r: RangeRequest): void {
+  keyField(w, 1, r.key);
+  if (r.rangeEnd !== undefined) keyField(w, 2, r.rangeEnd);
   int64Field(w, 3, r.limit);
   int64Field(w, 4, r.revision);
   if (r.keysOnly) w.tag(8, VARINT).varint(1);
   if (r.countOnly) w.tag(9, VARINT).varint(1);
-  return w;
 }
 
-function requestOp(op: Op): Writer {
-  const w = new Writer();
+/** A RequestOp as field `field` of the TxnRequest: nested messages written in place (fork/ldelim). */
+function requestOp(w: WireWriter, field: number, op: Op): void {
+  w.tag(field, WIRE_BYTES);
+  const outer = w.fork();
   if ('put' in op) {
-    const p = new Writer();
-    const key = keyBytes(op.put.key);
-    if (key.length > 0) p.bytes(1, key);
-    if (op.put.value.length > 0) p.bytes(2, op.put.value);
-    int64Field(p, 3, op.put.lease);
-    return w.message(2, p);
+    w.tag(2, WIRE_BYTES);
+    const inner = w.fork();
+    keyField(w, 1, op.put.key);
+    if (op.put.value.length > 0) w.tag(2, WIRE_BYTES).bytes(op.put.value);
+    int64Field(w, 3, op.put.lease);
+    w.ldelim(inner);
+  } else if ('deleteRange' in op) {
+    w.tag(3, WIRE_BYTES);
+    const inner = w.fork();
+    keyField(w, 1, op.deleteRange.key);
+    w.ldelim(inner);
+  } else {
+    w.tag(1, WIRE_BYTES);
+    const inner = w.fork();
+    rangeRequest(w, op.range);
+    w.ldelim(inner);
   }
-  if ('deleteRange' in op) {
-    const d = new Writer();
-    const key = keyBytes(op.deleteRange.key);
-    if (key.length > 0) d.bytes(1, key);
-    return w.message(3, d);
-  }
-  return w.message(1, rangeRequest(op.range));
+  w.ldelim(outer);
 }
 
-/** Compares are EQUAL (result 0) on MOD (target 2) or VERSION (target 0), as etcdClient.txn makes them. */
-export function encodeTxnRequest(compare: ({ key: string; modRevision: bigint } | { key: string; version: bigint })[], success: Op[], failure: Op[]): Buffer {
-  const w = new Writer();
+/**
+ * A TxnRequest as a gRPC message frame (a zero compressed-flag byte and the
+ * 4-byte big-endian length, then the message), written in one pass into one
+ * buffer. Compares are EQUAL (result 0) on MOD (target 2) or VERSION
+ * (target 0), as etcdClient.txn makes them.
+ */
+export function encodeTxnRequestFrame(compare: ({ key: string; modRevision: bigint } | { key: string; version: bigint })[], success: Op[], failure: Op[]): Buffer {
+  const w = new WireWriter(scratch);
+  w.raw(FRAME_PREFIX);
   for (const c of compare) {
-    const cw = new Writer();
+    w.tag(1, WIRE_BYTES);
+    const m = w.fork();
     // result EQUAL = 0 is the default and stays off the wire.
-    if ('modRevision' in c) cw.tag(2, VARINT).varint(2);
-    const key = Buffer.from(c.key);
-    if (key.length > 0) cw.bytes(3, key);
+    if ('modRevision' in c) w.tag(2, VARINT).varint(2);
+    keyField(w, 3, c.key);
     // The target_union oneof: its member is written even when zero.
-    if ('modRevision' in c) cw.tag(6, VARINT).varint(c.modRevision);
-    else cw.tag(4, VARINT).varint(c.version);
-    w.message(1, cw);
+    if ('modRevision' in c) w.tag(6, VARINT).varint(c.modRevision);
+    else w.tag(4, VARINT).varint(c.version);
+    w.ldelim(m);
   }
-  for (const op of success) w.message(2, requestOp(op));
-  for (const op of failure) w.message(3, requestOp(op));
-  return w.finish();
+  for (const op of success) requestOp(w, 2, op);
+  for (const op of failure) requestOp(w, 3, op);
+  scratch = w.buffer;
+  const bytes = w.finish();
+  const out = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  out.writeUInt32BE(out.length - FRAME_PREFIX.length, 1);
+  return out;
+}
+
+/** The TxnRequest message alone (what encodeTxnRequestFrame frames). */
+export function encodeTxnRequest(compare: ({ key: string; modRevision: bigint } | { key: string; version: bigint })[], success: Op[], failure: Op[]): Buffer {
+  return encodeTxnRequestFrame(compare, success, failure).subarray(FRAME_PREFIX.length);
 }

@@ -1,10 +1,11 @@
-// A gRPC client channel to one etcd member, straight on node:http2: the API
-// server's etcd traffic is a handful of call shapes (unary KV/Lease calls,
-// bidirectional Watch streams) on one connection per member, and grpc-js'
-// general machinery around each call (resolver, load balancer, retry and
-// interceptor layers, per-call metadata objects) cost the API server about a
-// tenth of its CPU under load (profiled: 0.8 s of 11 s busy in grpc-js' own
-// frames). What remains is the protocol itself:
+// A gRPC client channel to one etcd member, on an HTTP/2 connection of our
+// own (http2Connection.ts): the API server's etcd traffic is a handful of
+// call shapes (unary KV/Lease calls, bidirectional Watch streams) on one
+// connection per member, and grpc-js' general machinery around each call
+// (resolver, load balancer, retry and interceptor layers, per-call metadata
+// objects) cost the API server about a tenth of its CPU under load
+// (profiled: 0.8 s of 11 s busy in grpc-js' own frames); node:http2's
+// per-stream machinery most of another tenth. What remains is the protocol:
 //   - each call is an HTTP/2 POST to /<service>/<method> with
 //     content-type application/grpc and te: trailers; messages are framed as
 //     a 1-byte compressed flag, a 4-byte big-endian length and the bytes;
@@ -13,15 +14,19 @@
 //   - a call that ends without a status is mapped as grpc-go maps it: a
 //     connection that failed or went away is UNAVAILABLE, a reset stream by
 //     its code;
-//   - keepalive: with a call open, a PING every keepaliveTimeMs; no ack within
-//     keepaliveTimeoutMs tears the connection down (a paused member never
-//     answers), and every open call fails UNAVAILABLE.
+//   - keepalive (in the connection): with a call open, a PING every
+//     keepaliveTimeMs; no ack within keepaliveTimeoutMs tears the connection
+//     down (a paused member never answers), and every open call fails
+//     UNAVAILABLE.
 // The connection is made on first use and again after it fails.
 
-import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type SecureClientSessionOptions } from 'node:http2';
 import { isIP } from 'node:net';
-import { checkServerIdentity } from 'node:tls';
+import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { HeaderField } from '../../common/http2/hpackDecoder';
+import { encodeHeaderBlock } from '../../common/http2/hpackEncoder';
+import { Http2Connection, type ClientStream, type StreamOutcome } from './http2Connection';
+import { ErrorCode } from './http2Frames';
 
 /**
  * A call's end when it is not OK: grpc's status code and message, and
@@ -79,15 +84,14 @@ function fromHttpStatus(httpStatus: number): number {
 
 /** A stream reset without a status (grpc-js' mapping of RST_STREAM codes). */
 function fromResetCode(code: number): GrpcCallError {
-  if (code === constants.NGHTTP2_REFUSED_STREAM) return new GrpcCallError(GrpcStatus.UNAVAILABLE, 'Stream refused by server', true);
-  if (code === constants.NGHTTP2_CANCEL) return new GrpcCallError(GrpcStatus.CANCELLED, 'Call cancelled');
-  if (code === constants.NGHTTP2_ENHANCE_YOUR_CALM) return new GrpcCallError(GrpcStatus.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded');
-  if (code === constants.NGHTTP2_INADEQUATE_SECURITY) return new GrpcCallError(GrpcStatus.PERMISSION_DENIED, 'Protocol not secure enough');
+  if (code === ErrorCode.REFUSED_STREAM) return new GrpcCallError(GrpcStatus.UNAVAILABLE, 'Stream refused by server', true);
+  if (code === ErrorCode.CANCEL) return new GrpcCallError(GrpcStatus.CANCELLED, 'Call cancelled');
+  if (code === ErrorCode.ENHANCE_YOUR_CALM) return new GrpcCallError(GrpcStatus.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded');
+  if (code === ErrorCode.INADEQUATE_SECURITY) return new GrpcCallError(GrpcStatus.PERMISSION_DENIED, 'Protocol not secure enough');
   return new GrpcCallError(GrpcStatus.INTERNAL, `Received RST_STREAM with code ${code}`);
 }
 
-function grpcMessage(raw: string | string[] | undefined): string {
-  const text = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
+function grpcMessage(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
@@ -135,39 +139,45 @@ export class MessageReader {
 }
 
 export class GrpcChannel {
-  private session: ClientHttp2Session | undefined;
-  /** Per connection that received a GOAWAY: the last stream id the server says it processed. */
-  private readonly goawayLastStream = new WeakMap<ClientHttp2Session, number>();
-  private open = 0;
+  private connection_: Http2Connection | undefined;
   private closed = false;
+  private readonly host: string;
+  private readonly port: number;
+  private readonly tls: ConnectionOptions | undefined;
   private readonly authority: string;
-  private readonly connectOptions: SecureClientSessionOptions;
+  private readonly scheme: string;
+  /** Per method path: the call's constant header fields, HPACK-encoded once. */
+  private readonly blocks = new Map<string, Buffer>();
 
   /** url: "http://host:port" (plaintext HTTP/2) or "https://host:port" (TLS with tls). */
   constructor(url: string, tls: ChannelTls | undefined, private readonly opts: ChannelOptions) {
     const u = new URL(url);
-    this.authority = `${u.protocol}//${u.host}`;
-    const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-    this.connectOptions = {
-      settings: { initialWindowSize: STREAM_WINDOW, enablePush: false },
-      maxSessionMemory: 64,
-      ...(u.protocol === 'https:' && tls
+    this.scheme = u.protocol === 'https:' ? 'https' : 'http';
+    this.authority = u.host;
+    this.host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+    this.port = Number(u.port || (this.scheme === 'https' ? 443 : 80));
+    const host = this.host;
+    this.tls =
+      this.scheme === 'https' && tls
         ? {
             ca: tls.ca,
             cert: tls.cert,
             key: tls.key,
-            ALPNProtocols: ['h2'],
             // An IP is not a valid SNI name (RFC 6066): send "localhost", as
             // grpc-js' target name override did, and check the certificate
             // against the IP itself, as etcdctl does.
             ...(isIP(host) !== 0 ? { servername: 'localhost', checkServerIdentity: (_name: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(host, cert) } : {}),
           }
-        : {}),
-    };
+        : undefined;
   }
 
   /** One request message, one response message. */
   unary(path: string, request: Uint8Array, deadline: number): Promise<Buffer> {
+    return this.unaryFramed(path, frame(request), deadline);
+  }
+
+  /** unary() with the request already framed (frame()), as encoders that write the prefix themselves give it. */
+  unaryFramed(path: string, framed: Buffer, deadline: number): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       let response: Buffer | undefined;
       const timeoutMs = Math.max(1, deadline - Date.now());
@@ -183,7 +193,7 @@ export class GrpcChannel {
       });
       if (!call) return;
       timer = setTimeout(() => call.fail(new GrpcCallError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded')), timeoutMs);
-      call.stream.end(frame(request));
+      call.stream.write(framed, true);
     });
   }
 
@@ -191,9 +201,7 @@ export class GrpcChannel {
   stream(path: string, metadata: Record<string, string>, handlers: StreamHandlers): StreamCall {
     const call = this.start(path, metadata, handlers);
     return {
-      write: (m) => {
-        if (call && !call.stream.destroyed && !call.stream.closed) call.stream.write(frame(m));
-      },
+      write: (m) => call?.stream.write(frame(m), false),
       cancel: () => call?.fail(new GrpcCallError(GrpcStatus.CANCELLED, 'Cancelled on client')),
     };
   }
@@ -201,135 +209,133 @@ export class GrpcChannel {
   /** Closes the connection; calls still open fail UNAVAILABLE, later ones too. */
   close(): void {
     this.closed = true;
-    this.session?.destroy();
-    this.session = undefined;
+    this.connection_?.close();
+    this.connection_ = undefined;
   }
 
-  private start(path: string, metadata: Record<string, string>, handlers: StreamHandlers): { stream: ClientHttp2Stream; fail(err: GrpcCallError): void } | undefined {
+  private start(path: string, metadata: Record<string, string>, handlers: StreamHandlers): { stream: ClientStream; fail(err: GrpcCallError): void } | undefined {
     let ended = false;
     const end = (err: GrpcCallError | undefined) => {
       if (ended) return;
       ended = true;
       handlers.onEnd(err);
     };
-    let stream: ClientHttp2Stream;
-    let session: ClientHttp2Session;
-    try {
-      ({ stream, session } = this.request(path, metadata));
-    } catch (e) {
-      // Never synchronously from inside unary()/stream(): callers set up after those return.
-      process.nextTick(() => end(new GrpcCallError(GrpcStatus.UNAVAILABLE, (e as Error).message, true)));
-      return undefined;
-    }
-    this.open++;
     const reader = new MessageReader();
     let status: GrpcCallError | null | undefined; // null = OK
-    let failure: Error | undefined;
-    const takeStatus = (h: IncomingHttpHeaders) => {
-      const code = h['grpc-status'];
+    let sawResponse = false;
+    const takeStatus = (fields: HeaderField[]) => {
+      let code: string | undefined;
+      let message = '';
+      for (const f of fields) {
+        if (f.name === 'grpc-status') code = f.value;
+        else if (f.name === 'grpc-message') message = f.value;
+      }
       if (code === undefined) return;
       const n = Number(code);
-      status = n === GrpcStatus.OK ? null : new GrpcCallError(n, grpcMessage(h['grpc-message']));
+      status = n === GrpcStatus.OK ? null : new GrpcCallError(n, grpcMessage(message));
     };
-    stream.on('response', (h) => {
-      const httpStatus = Number(h[':status']);
-      if (httpStatus !== 200) status = new GrpcCallError(fromHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`);
-      else takeStatus(h);
-    });
-    stream.on('trailers', takeStatus);
-    stream.on('data', (chunk: Buffer) => {
-      if (ended) return;
-      try {
-        for (const m of reader.push(chunk)) handlers.onMessage(m);
-      } catch (e) {
-        fail(e instanceof GrpcCallError ? e : new GrpcCallError(GrpcStatus.INTERNAL, (e as Error).message));
-      }
-    });
-    stream.on('error', (e: Error) => (failure ??= e));
     // The server is done once its side ends with a status; a stream we still
     // have open for writing (a watch) would otherwise stay half-open forever,
     // so our side ends too (END_STREAM, not a reset: nghttp2 counts a reset
     // of a stream it already closed as an invalid frame, and a server closes
     // a connection after enough of those).
-    stream.on('end', () => {
-      if (status === undefined) return;
-      end(status ?? undefined);
-      if (!stream.writableEnded && !stream.destroyed) stream.end();
-    });
-    stream.on('close', () => {
-      this.open--;
-      if (status !== undefined) return end(status ?? undefined);
-      // The connection failed (refused, dropped, keepalive): UNAVAILABLE, so the caller moves on.
-      if (session.destroyed) {
-        // Never given an id (the connection failed first), or above the last stream a GOAWAY said the server handled.
-        const last = this.goawayLastStream.get(session);
-        const unprocessed = stream.id === undefined || (last !== undefined && stream.id > last);
-        return end(new GrpcCallError(GrpcStatus.UNAVAILABLE, failure?.message ?? 'Connection dropped', unprocessed));
-      }
-      if (stream.rstCode !== undefined && stream.rstCode !== constants.NGHTTP2_NO_ERROR) return end(fromResetCode(stream.rstCode));
-      end(new GrpcCallError(failure ? GrpcStatus.UNAVAILABLE : GrpcStatus.INTERNAL, failure?.message ?? 'Stream closed without a status'));
-    });
+    const remoteEnded = () => {
+      end(status === undefined ? new GrpcCallError(GrpcStatus.INTERNAL, 'Stream closed without a status') : (status ?? undefined));
+      if (!stream.localEnded) stream.write(Buffer.alloc(0), true);
+    };
+    let stream: ClientStream;
+    try {
+      stream = this.request(path, metadata, {
+        onHeaders: (fields, endStream) => {
+          if (!sawResponse) {
+            sawResponse = true;
+            const httpStatus = Number(fields.find((f) => f.name === ':status')?.value);
+            if (httpStatus !== 200) status = new GrpcCallError(fromHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`);
+            else takeStatus(fields);
+          } else takeStatus(fields);
+          if (endStream) remoteEnded();
+        },
+        onData: (chunk, endStream) => {
+          if (!ended && chunk.length > 0) {
+            try {
+              for (const m of reader.push(chunk)) handlers.onMessage(m);
+            } catch (e) {
+              fail(e instanceof GrpcCallError ? e : new GrpcCallError(GrpcStatus.INTERNAL, (e as Error).message));
+              return;
+            }
+          }
+          if (endStream) remoteEnded();
+        },
+        onClose: (outcome: StreamOutcome) => {
+          if (outcome.kind === 'closed') return;
+          if (status !== undefined) return end(status ?? undefined);
+          // The connection failed (refused, dropped, keepalive): UNAVAILABLE, so the caller moves on.
+          if (outcome.kind === 'failed') return end(new GrpcCallError(GrpcStatus.UNAVAILABLE, outcome.message, outcome.unprocessed));
+          end(outcome.code === 0 ? new GrpcCallError(GrpcStatus.INTERNAL, 'Stream closed without a status') : fromResetCode(outcome.code));
+        },
+      });
+    } catch (e) {
+      // Never synchronously from inside unary()/stream(): callers set up after those return.
+      process.nextTick(() => end(new GrpcCallError(GrpcStatus.UNAVAILABLE, (e as Error).message, true)));
+      return undefined;
+    }
     const fail = (err: GrpcCallError) => {
       end(err);
-      if (!stream.closed && !stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+      stream.cancel();
     };
     return { stream, fail };
   }
 
-  private request(path: string, metadata: Record<string, string>): { stream: ClientHttp2Stream; session: ClientHttp2Session } {
-    const headers = { ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...metadata };
-    let session = this.connection();
+  private request(path: string, metadata: Record<string, string>, handlers: Parameters<Http2Connection['request']>[1]): ClientStream {
+    const block = this.headerBlock(path, metadata);
+    let conn = this.connection();
     try {
-      return { stream: session.request(headers), session };
+      return conn.request(block, handlers);
     } catch {
-      // Out of stream ids, or a session that just went away: once more on a fresh connection.
-      if (this.session === session) this.session = undefined;
-      session.close();
-      session = this.connection();
-      return { stream: session.request(headers), session };
+      // Out of stream ids, or a connection that just went away: once more on a fresh one.
+      if (this.connection_ === conn) this.connection_ = undefined;
+      conn = this.connection();
+      return conn.request(block, handlers);
     }
   }
 
-  private connection(): ClientHttp2Session {
+  /** :method, :scheme, :path, :authority, content-type and te, encoded once per path; then the call's metadata. */
+  private headerBlock(path: string, metadata: Record<string, string>): Buffer {
+    let fixed = this.blocks.get(path);
+    if (!fixed) {
+      const fields = [
+        [':method', 'POST'],
+        [':scheme', this.scheme],
+        [':path', path],
+        [':authority', this.authority],
+        ['content-type', 'application/grpc'],
+        ['te', 'trailers'],
+      ];
+      fixed = encodeHeaderBlock(fields.map(([name, value]) => ({ name, value, sensitive: false })));
+      this.blocks.set(path, fixed);
+    }
+    const extra = Object.entries(metadata).map(([name, value]) => ({ name, value, sensitive: false }));
+    return extra.length === 0 ? fixed : Buffer.concat([fixed, encodeHeaderBlock(extra)]);
+  }
+
+  private connection(): Http2Connection {
     if (this.closed) throw new Error('channel closed');
-    const current = this.session;
-    if (current && !current.closed && !current.destroyed) return current;
-    const s = connect(this.authority, this.connectOptions);
-    this.session = s;
-    const forget = () => {
-      if (this.session === s) this.session = undefined;
-    };
+    const current = this.connection_;
+    if (current?.usable) return current;
+    const c = new Http2Connection({
+      host: this.host,
+      port: this.port,
+      tls: this.tls,
+      streamWindow: STREAM_WINDOW,
+      connectionWindow: SESSION_WINDOW,
+      keepaliveTimeMs: this.opts.keepaliveTimeMs,
+      keepaliveTimeoutMs: this.opts.keepaliveTimeoutMs,
+    });
     // Open calls see the failure on their streams; the next call reconnects.
-    s.on('error', forget);
-    s.on('goaway', (_code: number, lastStreamID: number) => {
-      this.goawayLastStream.set(s, lastStreamID);
-      forget();
-    });
-    s.on('close', forget);
-    s.once('connect', () => {
-      try {
-        s.setLocalWindowSize(SESSION_WINDOW);
-      } catch {
-        // The session closed meanwhile.
-      }
-    });
-    const pinger = setInterval(() => this.ping(s), this.opts.keepaliveTimeMs);
-    pinger.unref();
-    s.once('close', () => clearInterval(pinger));
-    return s;
-  }
-
-  private ping(s: ClientHttp2Session): void {
-    if (this.open === 0 || s !== this.session || s.connecting || s.destroyed) return;
-    const timer = setTimeout(() => s.destroy(new Error('keepalive ping not answered')), this.opts.keepaliveTimeoutMs);
-    timer.unref();
-    try {
-      s.ping((err) => {
-        clearTimeout(timer);
-        if (err && !s.destroyed) s.destroy(err);
-      });
-    } catch {
-      clearTimeout(timer);
-    }
+    c.onUnusable = () => {
+      if (this.connection_ === c) this.connection_ = undefined;
+    };
+    this.connection_ = c;
+    return c;
   }
 }
