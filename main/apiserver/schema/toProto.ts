@@ -59,25 +59,50 @@ export function writeMessage(schema: Schema, msg: MessageSchema, obj: unknown, w
   writeFields(schema, msg, asObject(obj), w);
 }
 
+type FieldsWriter = (obj: Json, w: WireWriter) => void;
+
+const fieldsWriters = new WeakMap<MessageSchema, FieldsWriter>();
+
 function writeFields(schema: Schema, msg: MessageSchema, obj: Json, w: WireWriter): void {
-  for (const f of byNumber(msg)) {
-    const value = f.inline ? obj : obj[f.jsonName];
+  let write = fieldsWriters.get(msg);
+  if (!write) fieldsWriters.set(msg, (write = compileFieldsWriter(schema, msg)));
+  write(obj, w);
+}
+
+/**
+ * A message's fields written by a function made for it: one statement per
+ * field in field-number order, each reading its property by name. A loop
+ * over the schema's fields reads every property through one access site,
+ * which V8 cannot specialise (most of a pod's ~200 schema fields are absent);
+ * here each site sees one shape of object. The generated code holds no data
+ * of its own: names enter as JSON string literals, types as closure values.
+ */
+function compileFieldsWriter(schema: Schema, msg: MessageSchema): FieldsWriter {
+  const fields = byNumber(msg);
+  const body = fields.map((f, i) => {
+    const read = f.inline ? 'v = obj;' : `v = obj[${JSON.stringify(f.jsonName)}];`;
     const t = f.type;
-    if (t.kind === 'array') {
-      if (Array.isArray(value)) for (const item of value) writeValue(schema, f.id, t.items, item, w);
-    } else if (t.kind === 'map') {
-      if (value !== null && typeof value === 'object') {
-        const map = value as Json;
-        for (const key of Object.keys(map).sort(compareKeys)) {
-          const entry = w.tag(f.id, WIRE_BYTES).fork();
-          w.tag(1, WIRE_BYTES).string(key);
-          writeValue(schema, 2, t.value, map[key], w);
-          w.ldelim(entry);
-        }
-      }
-    } else if ((value !== undefined && value !== null) || f.goValue) {
-      writeValue(schema, f.id, t, value, w);
-    }
+    if (t.kind === 'array') return `${read} if (Array.isArray(v)) for (let j = 0; j < v.length; j++) writeValue(schema, ${f.id}, T[${i}].items, v[j], w);`;
+    if (t.kind === 'map') return `${read} if (v !== null && typeof v === 'object') writeMap(schema, ${f.id}, T[${i}].value, v, w);`;
+    if (f.goValue) return `${read} writeValue(schema, ${f.id}, T[${i}], v, w);`;
+    return `${read} if (v !== undefined && v !== null) writeValue(schema, ${f.id}, T[${i}], v, w);`;
+  });
+  const make = new Function('schema', 'T', 'writeValue', 'writeMap', `return function writeFields(obj, w) {\n  let v;\n  ${body.join('\n  ')}\n};`);
+  return make(
+    schema,
+    fields.map((f) => f.type),
+    writeValue,
+    writeMap,
+  ) as FieldsWriter;
+}
+
+/** A map field: entries {key = 1, value = 2} in Go's key order. */
+function writeMap(schema: Schema, id: number, valueType: FieldType, map: Json, w: WireWriter): void {
+  for (const key of Object.keys(map).sort(compareKeys)) {
+    const entry = w.tag(id, WIRE_BYTES).fork();
+    w.tag(1, WIRE_BYTES).string(key);
+    writeValue(schema, 2, valueType, map[key], w);
+    w.ldelim(entry);
   }
 }
 

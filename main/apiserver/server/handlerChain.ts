@@ -33,7 +33,7 @@ export function requestListener(chain: Handler, traces: RequestTraceLog | undefi
       req,
       res,
       url,
-      info: parseRequestInfo(req.method ?? 'GET', req.url ?? '/'),
+      info: parseRequestInfo(req.method ?? 'GET', url),
       trace,
       warnings: [],
       auditAnnotations: {},

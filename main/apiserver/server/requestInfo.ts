@@ -28,8 +28,9 @@ const METHOD_VERBS: Record<string, string> = { POST: 'create', GET: 'get', HEAD:
 /** Namespace subresources: /api/v1/namespaces/<ns>/status is the namespace's status, not a resource named "status". */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
-export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
-  const url = new URL(rawUrl, 'https://localhost');
+/** rawUrl: the request target, or the URL the handler chain already parsed from it (parsing is not free). */
+export function parseRequestInfo(method: string, rawUrl: string | URL): RequestInfo {
+  const url = typeof rawUrl === 'string' ? new URL(rawUrl, 'https://localhost') : rawUrl;
   const path = url.pathname;
   const info: RequestInfo = {
     isResourceRequest: false,

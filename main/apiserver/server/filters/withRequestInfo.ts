@@ -7,7 +7,7 @@ export function withRequestInfo(): NamedFilter {
   return {
     name: 'requestInfo',
     run: async (ctx, next) => {
-      ctx.info = parseRequestInfo(ctx.req.method ?? 'GET', ctx.req.url ?? '/');
+      ctx.info = parseRequestInfo(ctx.req.method ?? 'GET', ctx.url);
       const t = ctx.trace.trace;
       t.verb = ctx.info.verb;
       if (ctx.info.isResourceRequest) {
