@@ -139,7 +139,9 @@ export class MessageReader {
 }
 
 export class GrpcChannel {
-  private connection_: Http2Connection | undefined;
+  /** The connection calls go on now; replaced after it fails or goes away. */
+  /** The connection calls go on now; replaced after it fails or goes away. */
+  private active: Http2Connection | undefined;
   private closed = false;
   private readonly host: string;
   private readonly port: number;
@@ -209,8 +211,8 @@ export class GrpcChannel {
   /** Closes the connection; calls still open fail UNAVAILABLE, later ones too. */
   close(): void {
     this.closed = true;
-    this.connection_?.close();
-    this.connection_ = undefined;
+    this.active?.close();
+    this.active = undefined;
   }
 
   private start(path: string, metadata: Record<string, string>, handlers: StreamHandlers): { stream: ClientStream; fail(err: GrpcCallError): void } | undefined {
@@ -293,7 +295,7 @@ export class GrpcChannel {
       return conn.request(block, handlers);
     } catch {
       // Out of stream ids, or a connection that just went away: once more on a fresh one.
-      if (this.connection_ === conn) this.connection_ = undefined;
+      if (this.active === conn) this.active = undefined;
       conn = this.connection();
       return conn.request(block, handlers);
     }
@@ -320,7 +322,7 @@ export class GrpcChannel {
 
   private connection(): Http2Connection {
     if (this.closed) throw new Error('channel closed');
-    const current = this.connection_;
+    const current = this.active;
     if (current?.usable) return current;
     const c = new Http2Connection({
       host: this.host,
@@ -333,9 +335,9 @@ export class GrpcChannel {
     });
     // Open calls see the failure on their streams; the next call reconnects.
     c.onUnusable = () => {
-      if (this.connection_ === c) this.connection_ = undefined;
+      if (this.active === c) this.active = undefined;
     };
-    this.connection_ = c;
+    this.active = c;
     return c;
   }
 }
