@@ -140,7 +140,6 @@ export class MessageReader {
 
 export class GrpcChannel {
   /** The connection calls go on now; replaced after it fails or goes away. */
-  /** The connection calls go on now; replaced after it fails or goes away. */
   private active: Http2Connection | undefined;
   private closed = false;
   private readonly host: string;
