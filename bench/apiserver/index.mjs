@@ -21,6 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { fmt, machine, percentile, writeResults } from '../etcd/common.mjs';
+import { closedLoop, pod } from './load.mjs';
+import { compareWithBaseline } from './baseline.mjs';
 
 const PORT_BASE = 27600; // members 27600–27605, API server 27606
 const LIST_SIZE = 10_000;
@@ -29,41 +31,6 @@ const LIST_WARMUPS = 3;
 const LIST_NAMESPACE = 'listbench';
 const WATCHERS = 100;
 const WATCH_EVENTS = 200;
-
-const pod = (name) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name, labels: { app: 'bench', tier: 'web' } },
-  spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }], resources: { requests: { cpu: '10m', memory: '16Mi' } } }] },
-});
-
-/** Runs `op(i)` from `concurrency` loops until `seconds` or `maxOps` pass; latencies in ms. */
-async function closedLoop(concurrency, seconds, maxOps, op) {
-  const lat = [];
-  let first;
-  let next = 0;
-  let errors = 0;
-  const end = Date.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < end && next < maxOps) {
-        const i = next++;
-        const t0 = performance.now();
-        try {
-          if (!(await op(i))) errors++;
-        } catch {
-          errors++;
-        }
-        lat.push(performance.now() - t0);
-        first ??= lat[0];
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  lat.sort((a, b) => a - b);
-  return { ops: lat.length, errors, throughput: (lat.length - errors) / elapsed, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), maxMs: lat.at(-1), firstMs: first };
-}
 
 async function watchDelivery(kube, namespace) {
   const startRv = JSON.parse((await kube.call('GET', `/api/v1/namespaces/${namespace}/pods?limit=1`)).body).metadata.resourceVersion;
@@ -116,7 +83,9 @@ async function watchDelivery(kube, namespace) {
   return { watchers: WATCHERS, events: WATCH_EVENTS, delivered: received, expected: WATCHERS * WATCH_EVENTS, p50Ms: percentile(delays, 50), p99Ms: percentile(delays, 99) };
 }
 
-export async function run() {
+export async function run(args = []) {
+  const baseline = args.indexOf('--baseline');
+  if (baseline >= 0) return compareWithBaseline(args[baseline + 1]);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const maxOps = Number(process.env.BENCH_MAX_OPS ?? 50_000);
   const dir = mkdtempSync(join(tmpdir(), 'pilothouse-bench-apiserver-'));

@@ -12,13 +12,13 @@ import { CLI_JS } from '../etcd/common.mjs';
 const PROFILER = fileURLToPath(new URL('./cpuProfile.cjs', import.meta.url));
 
 /**
- * `pilothouse up` in dir on portBase (extra flags appended); ready once the API server is and DIR/kubeconfig exists.
+ * `pilothouse up` of the build cliJs (default: this checkout's) in dir on portBase (extra flags appended); ready once the API server is and DIR/kubeconfig exists.
  * BENCH_PROFILE=DIR profiles the API server process (cpuProfile.cjs, DIR/apiserver-<pid>.cpuprofile), for profiling before optimizing.
  */
-export function startUp(dir, portBase, extra = []) {
+export function startUp(dir, portBase, extra = [], cliJs = CLI_JS) {
   const profileDir = process.env.BENCH_PROFILE;
   const env = profileDir ? { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${PROFILER}`.trim() } : process.env;
-  const child = spawn(process.execPath, [CLI_JS, 'up', '--data-dir', dir, '--port-base', String(portBase), ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [cliJs, 'up', '--data-dir', dir, '--port-base', String(portBase), ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
