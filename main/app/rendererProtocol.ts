@@ -66,9 +66,3 @@ export async function serveRenderer(rendererDir: string, request: { url: string;
     },
   });
 }
-
-/** The protocol surface used (Electron's protocol fits; tests pass a fake). */
-export interface ProtocolLike {
-  registerSchemesAsPrivileged(schemes: CustomScheme[]): void;
-  handle(scheme: string, handler: (request: Request) => Promise<Response>): void;
-}

@@ -29,8 +29,6 @@ export interface WebHostOptions {
 
 export interface WebHost {
   port: number;
-  /** http://127.0.0.1:PORT */
-  origin: string;
   /** http://127.0.0.1:PORT/#token=TOKEN: the fragment never reaches a server, and the page moves it out of the address bar. */
   url: string;
   close(): Promise<void>;
@@ -105,7 +103,6 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const origin = `http://${WEB_HOST_ADDRESS}:${port}`;
   return {
     port,
-    origin,
     url: `${origin}/#token=${opts.token}`,
     async close() {
       opts.sockets.closeAll();
