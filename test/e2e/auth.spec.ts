@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Page } from '@playwright/test';
+import { writeLauncherPage } from '../../main/web/launcherPage';
 import { expect, isElectron, test } from './fixtures';
 import { consoleOrigin, consoleToken, consoleUrl, snap, waitHealthy } from './helpers';
-import type { Page } from '@playwright/test';
 
 /** The page globals used below (the e2e sources are type-checked without the DOM library). */
 interface PageGlobals {
@@ -77,5 +82,22 @@ test.describe('web host authentication', () => {
     await waitHealthy(page);
     expect(page.url()).not.toContain(token);
     await ctx.close();
+  });
+
+  test('the launcher page the host hands to the opener leads to the console, and the token is taken', async ({ browser }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'pilothouse-e2e-launcher-'));
+    const ctx = await browser.newContext();
+    try {
+      const page = await ctx.newPage();
+      await page.goto(pathToFileURL(writeLauncherPage(dir, consoleUrl())).href);
+      await page.waitForURL(`${consoleOrigin()}/#/overview`);
+      await waitHealthy(page);
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sessionStorage.getItem('pilothouse.token'))).toBe(consoleToken());
+      const history = (await (await ctx.newCDPSession(page)).send('Page.getNavigationHistory')) as { entries: { url: string }[] };
+      for (const entry of history.entries) expect(entry.url).not.toContain(consoleToken());
+    } finally {
+      await ctx.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
