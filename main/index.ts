@@ -1,7 +1,10 @@
 // The Electron main process entry (out/main/index.js). Electron is loaded
 // dynamically: the build never needs the binary, and under plain Node (no
 // Electron binary) this entry explains itself instead of crashing. The app
-// itself is main/app/electronApp.ts.
+// itself is main/app/electronApp.ts. The import is awaited at the top level:
+// Electron is not 'ready' before the entry module has finished evaluating,
+// and the app registers its privileged scheme synchronously in its first
+// step, which must happen before 'ready'.
 
 import { join } from 'node:path';
 import { runElectronApp } from './app/electronApp';
@@ -19,8 +22,7 @@ async function loadElectron(): Promise<ElectronModule | undefined> {
   }
 }
 
-async function main(): Promise<void> {
-  const electron = await loadElectron();
+async function main(electron: ElectronModule | undefined): Promise<void> {
   if (!electron) {
     process.stderr.write('pilothouse: this entry runs under Electron; use `npm start` or `pilothouse --help`\n');
     process.exitCode = 1;
@@ -29,7 +31,7 @@ async function main(): Promise<void> {
   const here = import.meta.dirname; // out/main
   const portBase = Number(process.env.PILOTHOUSE_PORT_BASE ?? 2379);
   await runElectronApp(electron, {
-    rendererIndex: join(here, '../renderer/index.html'),
+    rendererDir: join(here, '../renderer'),
     preloadPath: join(here, '../preload/index.cjs'),
     dataDir: process.env.PILOTHOUSE_DATA_DIR,
     portBase: Number.isInteger(portBase) ? portBase : 2379,
@@ -39,7 +41,8 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((err: unknown) => {
+// Not awaited: the app awaits 'ready', which waits for this module to finish.
+main(await loadElectron()).catch((err: unknown) => {
   process.stderr.write(`pilothouse: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -354,6 +354,14 @@ export interface EventSink {
 
 // ---------------------------------------------------------------- web host wire format
 
+/**
+ * The WebSocket subprotocols a browser page offers on /bridge: this one, which
+ * the host selects, and `pilothouse.token.<token>`, which carries the access
+ * token (a browser's WebSocket can set no other header) and is never echoed.
+ */
+export const BRIDGE_SUBPROTOCOL = 'pilothouse.bridge';
+export const TOKEN_SUBPROTOCOL_PREFIX = 'pilothouse.token.';
+
 /** Renderer → web host over the WebSocket. */
 export interface WireCall {
   t: 'call';

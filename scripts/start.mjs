@@ -1,8 +1,9 @@
 // `npm start` (after `npm run build`): the Electron console when the Electron
 // binary and a display are available; otherwise the browser console — the web
 // host, `pilothouse web --data-dir ~/.pilothouse` — which prints its tokened
-// URL, writes it to ~/.pilothouse/console.url and opens a browser where there
-// is a desktop. Arguments after `npm start --` go to `pilothouse web`
+// URL (the token in its #fragment), writes it to ~/.pilothouse/console.url and
+// opens a browser where there is a desktop (through a 0600 launcher page, never
+// with the token on a command line). Arguments after `npm start --` go to `pilothouse web`
 // (e.g. `npm start -- --port 0 --no-open`).
 
 import { spawn } from 'node:child_process';

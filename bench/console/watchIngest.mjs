@@ -137,9 +137,9 @@ async function measure() {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
-    const u = new URL(host.url);
-    u.hash = '#/watch';
-    await page.goto(u.toString());
+    // The URL's fragment is the access token (the page takes it on load); route afterwards.
+    await page.goto(host.url);
+    await page.evaluate(() => (location.hash = '#/watch'));
     await page.getByTestId('health-line').and(page.locator('[data-health="healthy"]')).waitFor({ timeout: 120_000 });
     await page.getByTestId('view-watch').waitFor();
     await sleep(1000);

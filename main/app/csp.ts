@@ -1,7 +1,9 @@
 // The console's Content-Security-Policy, one definition for both hosts: the
-// Electron shell sends it as a header on file:// responses, the web host on
-// every HTTP response, and renderer/index.html carries the same policy in a
-// meta tag (minus what a meta tag cannot express) as a second line of defence.
+// Electron shell sends it as a header on every pilothouse://app response
+// (rendererProtocol.ts; there 'self' is that origin alone, not every local
+// file as on file://), the web host on every HTTP response, and
+// renderer/index.html carries the same policy in a meta tag (minus what a
+// meta tag cannot express) as a second line of defence.
 //
 // Why each source is there:
 // - script-src 'self': the built renderer's bundles only; no inline scripts,
@@ -30,11 +32,9 @@ const BASE: readonly [string, string][] = [
 /** The policy as a header value for the given host. */
 export function consoleCsp(runtime: ConsoleRuntime): string {
   const directives = [...BASE];
-  if (runtime === 'web') {
-    directives.push(['connect-src', "'self'"]);
-    // Only honoured in a header, not in the meta tag: no framing (clickjacking).
-    directives.push(['frame-ancestors', "'none'"]);
-  }
+  if (runtime === 'web') directives.push(['connect-src', "'self'"]);
+  // Only honoured in a header, not in the meta tag: no framing (clickjacking).
+  directives.push(['frame-ancestors', "'none'"]);
   return directives.map(([k, v]) => `${k} ${v}`).join('; ');
 }
 

@@ -1,15 +1,17 @@
-// The Electron main process, wired: single instance, one locked-down window on
-// the built renderer, the bridge over IPC with sender checks, the console
+// The Electron main process, wired: the app's own protocol for the built
+// renderer (rendererProtocol.ts, registered before anything else so it is in
+// place before the app is ready), single instance, one locked-down window on
+// pilothouse://app/index.html, the bridge over IPC with sender checks, the console
 // services (the embedded control plane) started with the window and disposed
 // before the app quits. Electron arrives as a parameter: main/index.ts loads
 // it dynamically so builds and tests never need the binary.
 
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { BrowserWindow as BrowserWindowType } from 'electron';
 import type { BridgeHandlers, EventSink } from '../../preload/contract';
 import { registerBridgeIpc, webContentsEventSink } from './ipcBridge';
 import { guardNavigation, permissionAllowed, withCsp } from './navigationPolicy';
+import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, serveRenderer } from './rendererProtocol';
 import { isTrustedSender } from './senderCheck';
 import { leaseTerminals } from './terminalLease';
 import { windowOptions } from './windowOptions';
@@ -23,8 +25,8 @@ interface HostedServices {
 }
 
 export interface ElectronAppOptions {
-  /** out/renderer/index.html */
-  rendererIndex: string;
+  /** out/renderer: the only directory pilothouse://app serves. */
+  rendererDir: string;
   /** out/preload/index.cjs */
   preloadPath: string;
   /** The control plane's data dir; default: <userData>/cluster. */
@@ -35,7 +37,9 @@ export interface ElectronAppOptions {
 }
 
 export async function runElectronApp(electron: ElectronModule, opts: ElectronAppOptions): Promise<void> {
-  const { app, BrowserWindow, ipcMain, session, shell, dialog } = electron;
+  const { app, BrowserWindow, ipcMain, protocol, session, shell, dialog } = electron;
+  // Privileged schemes can only be registered before 'ready': first, before any await.
+  protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
   // A second launch hands over to the first (which focuses its window) and exits.
   if (!app.requestSingleInstanceLock()) {
     app.quit();
@@ -52,18 +56,18 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
   app.on('web-contents-created', (_event, contents) => guardNavigation(contents, (url) => void shell.openExternal(url)));
 
   await app.whenReady();
+  protocol.handle(APP_SCHEME, (request) => serveRenderer(opts.rendererDir, request));
   const ses = session.defaultSession;
   ses.setPermissionRequestHandler((_wc, permission, callback) => callback(permissionAllowed(permission)));
   ses.setPermissionCheckHandler((_wc, permission) => permissionAllowed(permission));
   ses.webRequest.onHeadersReceived((details, callback) => callback({ responseHeaders: withCsp(details.responseHeaders) }));
 
-  const indexUrl = pathToFileURL(opts.rendererIndex).href;
   const events = webContentsEventSink(() => (win && !win.isDestroyed() ? win.webContents : undefined));
   const dataDir = opts.dataDir ?? join(app.getPath('userData'), 'cluster');
   const services = opts.createServices({ dataDir, portBase: opts.portBase, cliPath: opts.cliPath, runtime: 'electron', events });
   const lease = leaseTerminals(services.handlers);
   const unregister = registerBridgeIpc(ipcMain, lease.handlers, (sender) =>
-    isTrustedSender(sender, { webContentsId: win && !win.isDestroyed() ? win.webContents.id : undefined, indexUrl }),
+    isTrustedSender(sender, { webContentsId: win && !win.isDestroyed() ? win.webContents.id : undefined }),
   );
 
   // Quit waits for the control plane to stop: members get SIGTERM, not orphaned.
@@ -89,7 +93,7 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
   win.once('ready-to-show', () => win?.show());
   // A (re)load starts a page that holds no terminals: close the previous page's.
   win.webContents.on('did-start-loading', () => lease.closeAll());
-  await win.loadFile(opts.rendererIndex);
+  await win.loadURL(APP_INDEX_URL);
   services.start().catch((err: unknown) => {
     dialog.showErrorBox('Pilothouse', `The control plane did not start: ${(err as Error).message}`);
   });

@@ -1,10 +1,13 @@
-// Where the console window may go: nowhere. Navigation and new windows are
-// refused; an http(s) link the console shows (docs, install pages) opens in
-// the user's browser through the OS, never inside the app. Permission
+// Where the console window may go: nowhere but its own page
+// (pilothouse://app/index.html, any route; rendererProtocol.ts). Other
+// navigations and new windows are refused; an http(s) link the console shows
+// (docs, install pages) opens in the user's browser through the OS, never
+// inside the app. Permission
 // requests (camera, notifications, ...) are all refused: the console needs
 // none. The CSP header is added to every response the session loads.
 
 import { consoleCsp } from './csp';
+import { isAppPage } from './rendererProtocol';
 
 /** The URL if it is safe to hand to the OS browser (http or https), else undefined. */
 export function externalHttpUrl(url: string): string | undefined {
@@ -25,6 +28,7 @@ export interface GuardedContents {
 
 export function guardNavigation(contents: GuardedContents, openExternal: (url: string) => void): void {
   const refuse = (event: { preventDefault(): void }, url: string) => {
+    if (isAppPage(url)) return;
     event.preventDefault();
     const external = externalHttpUrl(url);
     if (external) openExternal(external);

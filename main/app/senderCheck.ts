@@ -1,8 +1,10 @@
 // Which IPC senders may call the bridge: only our console window's top frame
-// showing our own renderer page. Anything else — a subframe, another
+// showing our own renderer page, pilothouse://app/index.html (rendererProtocol.ts). Anything else — a subframe, another
 // webContents, a page that somehow navigated elsewhere — is refused, so a
 // compromised or foreign document cannot drive the cluster (Electron security
 // checklist: "validate the sender of all IPC messages").
+
+import { isAppPage } from './rendererProtocol';
 
 export interface SenderInfo {
   /** webContents.id of the sender. */
@@ -16,25 +18,10 @@ export interface SenderInfo {
 export interface TrustedWindow {
   /** webContents.id of the console window; undefined before it exists. */
   webContentsId: number | undefined;
-  /** file:// URL of the renderer's index.html. */
-  indexUrl: string;
-}
-
-/** Same file:// document, ignoring the query and fragment (client-side routes live there). */
-export function isOurPage(frameUrl: string, indexUrl: string): boolean {
-  let got: URL;
-  let want: URL;
-  try {
-    got = new URL(frameUrl);
-    want = new URL(indexUrl);
-  } catch {
-    return false;
-  }
-  return got.protocol === 'file:' && want.protocol === 'file:' && got.host === want.host && got.pathname === want.pathname;
 }
 
 export function isTrustedSender(sender: SenderInfo, trusted: TrustedWindow): boolean {
   if (trusted.webContentsId === undefined || sender.webContentsId !== trusted.webContentsId) return false;
   if (!sender.isTopFrame || sender.frameUrl === undefined) return false;
-  return isOurPage(sender.frameUrl, trusted.indexUrl);
+  return isAppPage(sender.frameUrl);
 }

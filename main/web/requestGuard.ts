@@ -1,36 +1,39 @@
 // One decision for every HTTP request and WebSocket upgrade, before anything
-// is served: wrong Host/Origin → 403 (DNS rebinding, cross-site sockets), no
-// valid token → 401, otherwise allowed — and whether to set the token cookie
-// (the request proved itself with ?token= and has no valid cookie yet).
+// is served. Every request: wrong Host/Origin → 403 (DNS rebinding,
+// cross-site sockets), an unparsable target → 400. The static renderer needs nothing more (it holds no
+// secrets); the bridge upgrade must also offer the bridge subprotocol and the
+// access token (token.ts) → else 401.
 
 import { hostAllowed, originAllowed } from './hostCheck';
-import { presentedToken, tokenEquals } from './token';
+import { offeredProtocols, tokenEquals } from './token';
 
-export type GuardVerdict =
-  | { status: 403; reason: string }
-  | { status: 401; reason: string }
-  | { status: 200; url: URL; setCookie: boolean };
+export type GuardVerdict = { status: 400 | 401 | 403; reason: string } | { status: 200; url: URL };
 
 export interface GuardedRequest {
   url?: string;
-  headers: { host?: string; origin?: string; cookie?: string };
+  headers: { host?: string; origin?: string; 'sec-websocket-protocol'?: string };
 }
 
-export function guardRequest(req: GuardedRequest, port: number, token: string): GuardVerdict {
+export const UNAUTHORIZED =
+  'unauthorized: open the URL `pilothouse web` printed (also in DATA_DIR/console.url); its #token= fragment carries the access token';
+
+/** Host and Origin: any request to this console. */
+export function guardRequest(req: GuardedRequest, port: number): GuardVerdict {
   const host = req.headers.host;
   if (!hostAllowed(host, port)) return { status: 403, reason: `host ${JSON.stringify(host ?? '')} is not this console (use 127.0.0.1:${port})` };
   if (!originAllowed(req.headers.origin, port)) return { status: 403, reason: `origin ${JSON.stringify(req.headers.origin)} may not use this console` };
-  let url: URL;
   try {
-    url = new URL(req.url ?? '/', `http://${host}`);
+    return { status: 200, url: new URL(req.url ?? '/', `http://${host}`) };
   } catch {
-    return { status: 401, reason: 'unauthorized' };
+    return { status: 400, reason: 'unparsable request target' };
   }
-  const presented = presentedToken(url, req.headers.cookie, port);
-  const queryOk = tokenEquals(presented.query, token);
-  const cookieOk = tokenEquals(presented.cookie, token);
-  if (!queryOk && !cookieOk) {
-    return { status: 401, reason: 'unauthorized: open the URL `pilothouse web` printed (also in DATA_DIR/console.url); it carries the access token' };
-  }
-  return { status: 200, url, setCookie: queryOk && !cookieOk };
+}
+
+/** A bridge upgrade: the request guard, then the bridge subprotocol with the token. */
+export function guardBridgeUpgrade(req: GuardedRequest, port: number, token: string): GuardVerdict {
+  const verdict = guardRequest(req, port);
+  if (verdict.status !== 200) return verdict;
+  const offered = offeredProtocols(req.headers['sec-websocket-protocol']);
+  if (!offered.bridge || !tokenEquals(offered.token, token)) return { status: 401, reason: UNAUTHORIZED };
+  return verdict;
 }

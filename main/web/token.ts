@@ -1,13 +1,19 @@
 // The web host's access token. Anyone on this machine can reach a port on
 // 127.0.0.1 (other users, other programs, a web page's fetch through the
 // browser), and the console can kill cluster members and open shells, so
-// every request must prove it came from the person who started the host: a
-// random token from the printed URL, or the cookie the host set when that
-// URL was first opened (so assets and reloads work without the query).
+// every bridge connection must prove it came from the person who started the
+// host: a random token the page got from the printed URL's fragment.
+//
+// The token travels only in the WebSocket handshake's Sec-WebSocket-Protocol
+// header (as kube-apiserver's `base64url.bearer.authorization.k8s.io.` does
+// for browser WebSockets): never in a request URL (server logs, history, a
+// process list), never in a cookie (cookies ignore ports, so every other
+// service on 127.0.0.1 would receive it).
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { BRIDGE_SUBPROTOCOL, TOKEN_SUBPROTOCOL_PREFIX } from '../../preload/contract';
 
-/** 32 random bytes, base64url (43 characters, URL and cookie safe). */
+/** 32 random bytes, base64url (43 characters: URL safe, and every character is legal in a subprotocol name). */
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -23,42 +29,18 @@ export function tokenEquals(given: string | undefined, expected: string): boolea
   return timingSafeEqual(a, b);
 }
 
-/**
- * The cookie's name includes the port: cookies are not isolated by port, and
- * two hosts on different ports must not overwrite each other's token.
- */
-export function tokenCookieName(port: number): string {
-  return `pilothouse_token_${port}`;
+/** What a Sec-WebSocket-Protocol header offers: the bridge protocol, and the token if any. */
+export interface OfferedProtocols {
+  bridge: boolean;
+  token?: string;
 }
 
-/** Set-Cookie value: script cannot read it, other sites cannot send it. */
-export function tokenCookie(port: number, token: string): string {
-  return `${tokenCookieName(port)}=${token}; Path=/; HttpOnly; SameSite=Strict`;
-}
-
-/** Parse a Cookie header into name → value (first occurrence wins). */
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (name && !out.has(name)) out.set(name, part.slice(eq + 1).trim());
+export function offeredProtocols(header: string | undefined): OfferedProtocols {
+  const offered: OfferedProtocols = { bridge: false };
+  for (const raw of (header ?? '').split(',')) {
+    const p = raw.trim();
+    if (p === BRIDGE_SUBPROTOCOL) offered.bridge = true;
+    else if (p.startsWith(TOKEN_SUBPROTOCOL_PREFIX) && offered.token === undefined) offered.token = p.slice(TOKEN_SUBPROTOCOL_PREFIX.length);
   }
-  return out;
-}
-
-export interface PresentedToken {
-  /** From ?token= in the request URL. */
-  query?: string;
-  /** From the host's cookie. */
-  cookie?: string;
-}
-
-/** Where the request carries a token, if anywhere. */
-export function presentedToken(url: URL, cookieHeader: string | undefined, port: number): PresentedToken {
-  return {
-    query: url.searchParams.get('token') ?? undefined,
-    cookie: parseCookies(cookieHeader).get(tokenCookieName(port)),
-  };
+  return offered;
 }

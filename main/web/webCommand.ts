@@ -1,10 +1,11 @@
 // `pilothouse web`: the console in a browser. Starts the console services
 // (the embedded control plane under --data-dir), serves the built renderer and
 // the bridge on 127.0.0.1, prints the tokened URL and writes it to
-// DIR/console.url (0600: the token is the only key), and shuts down cleanly on
-// Ctrl-C or SIGTERM.
+// DIR/console.url (0600: the token is the only key), opens it in a browser
+// through the launcher page (launcherPage.ts: never the URL on a command
+// line), and shuts down cleanly on Ctrl-C or SIGTERM.
 
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -12,6 +13,7 @@ import { intOption } from '../common/cli/intOption';
 import type { BridgeHandlers, EventSink } from '../../preload/contract';
 import { createConsoleServices } from '../console/consoleServices';
 import { BridgeSockets } from './bridgeSockets';
+import { launcherPageFile, writeLauncherPage, writePrivateFile } from './launcherPage';
 import { openBrowser } from './openBrowser';
 import { rendererDir } from './staticFiles';
 import { newToken } from './token';
@@ -75,7 +77,7 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
     out(`pilothouse web: ${(err as Error).message}`);
     return 1;
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const stop = deps.stopSignal ?? firstSignal();
   const sockets = new BridgeSockets();
   const services = deps.createServices({ dataDir, portBase: opts.portBase, cliPath: deps.cliPath, runtime: 'web', events: sockets });
@@ -93,11 +95,10 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
   }
 
   const urlFile = consoleUrlFile(dataDir);
-  writeFileSync(urlFile, `${host.url}\n`, { mode: 0o600 });
-  chmodSync(urlFile, 0o600); // mode applies only when the file is created
+  writePrivateFile(urlFile, `${host.url}\n`);
   out(`pilothouse web: console at ${host.url}`);
   out(`pilothouse web: (the URL is also in ${urlFile}; the token in it is the only key)`);
-  if (opts.open && openBrowser(host.url)) out('pilothouse web: opening it in your browser');
+  if (opts.open && openBrowser(writeLauncherPage(dataDir, host.url))) out('pilothouse web: opening it in your browser');
 
   let stopping = false;
   const started = services.start().then(
@@ -111,7 +112,9 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
   await host.close();
   await services.dispose();
   await started;
+  // The token dies with the host; so do the files that hold it.
   rmSync(urlFile, { force: true });
+  rmSync(launcherPageFile(dataDir), { force: true });
   out('pilothouse web: stopped');
   return 0;
 }

@@ -1,6 +1,7 @@
 // The web host's HTTP server: the built renderer and the bridge WebSocket at
 // /bridge, on 127.0.0.1 only, every request guarded (requestGuard.ts) and
-// answered with the console's security headers.
+// answered with the console's security headers. Only the upgrade to /bridge
+// needs the access token; pages and assets are the public build.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,9 +9,9 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { consoleCsp } from '../app/csp';
 import type { BridgeSockets } from './bridgeSockets';
-import { guardRequest } from './requestGuard';
+import { BRIDGE_SUBPROTOCOL } from '../../preload/contract';
+import { guardBridgeUpgrade, guardRequest } from './requestGuard';
 import { staticFile } from './staticFiles';
-import { tokenCookie } from './token';
 
 export const BRIDGE_PATH = '/bridge';
 /** Loopback only: the console must never be reachable from another machine. */
@@ -28,7 +29,7 @@ export interface WebHostOptions {
 
 export interface WebHost {
   port: number;
-  /** http://127.0.0.1:PORT/?token=TOKEN */
+  /** http://127.0.0.1:PORT/#token=TOKEN: the fragment never reaches a server, and the page moves it out of the address bar. */
   url: string;
   close(): Promise<void>;
 }
@@ -38,7 +39,7 @@ export function securityHeaders(): Record<string, string> {
   return {
     'Content-Security-Policy': consoleCsp('web'),
     'X-Content-Type-Options': 'nosniff',
-    // The token is in the page URL; never send it anywhere as a Referer.
+    // The opened URL carries the token in its fragment (never part of a Referer); send no Referer at all.
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',
     'Cross-Origin-Opener-Policy': 'same-origin',
@@ -47,7 +48,8 @@ export function securityHeaders(): Record<string, string> {
 }
 
 export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  // The token offer is never echoed: the host selects the bridge protocol (the guard made sure it was offered).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols: () => BRIDGE_SUBPROTOCOL });
   const server = createServer();
   let port = opts.port;
 
@@ -59,9 +61,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   });
 
   async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const verdict = guardRequest(req, port, opts.token);
+    const verdict = guardRequest(req, port);
     if (verdict.status !== 200) return plain(res, verdict.status, verdict.reason);
-    if (verdict.setCookie) res.setHeader('Set-Cookie', tokenCookie(port, opts.token));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return plain(res, 405, 'method not allowed');
@@ -84,7 +85,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   }
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const verdict = guardRequest(req, port, opts.token);
+    const verdict = guardBridgeUpgrade(req, port, opts.token);
     if (verdict.status !== 200) return rejectUpgrade(socket, verdict.status, verdict.reason);
     if (verdict.url.pathname !== BRIDGE_PATH) return rejectUpgrade(socket, 404, 'not found');
     wss.handleUpgrade(req, socket, head, (ws) => opts.sockets.attach(ws));
@@ -99,9 +100,10 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   });
   port = (server.address() as AddressInfo).port;
 
+  const origin = `http://${WEB_HOST_ADDRESS}:${port}`;
   return {
     port,
-    url: `http://${WEB_HOST_ADDRESS}:${port}/?token=${opts.token}`,
+    url: `${origin}/#token=${opts.token}`,
     async close() {
       opts.sockets.closeAll();
       for (const ws of wss.clients) ws.terminate();
@@ -125,7 +127,7 @@ function plain(res: ServerResponse, status: number, text: string, extra: Record<
   res.end(body);
 }
 
-const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
 
 /** Answer a refused upgrade with a plain HTTP response, then drop the connection. */
 function rejectUpgrade(socket: Duplex, status: number, text: string): void {

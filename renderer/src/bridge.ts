@@ -4,8 +4,9 @@
 // Bridge shape on top of it. The rest of the renderer never knows which.
 //
 // The socket client:
-// - authenticates with the page's ?token= (or, after a reload without it, the
-//   HttpOnly cookie the host set, which the browser sends on the handshake);
+// - authenticates with the tab's access token (accessToken.ts), offered as a
+//   WebSocket subprotocol: the handshake's Sec-WebSocket-Protocol header is
+//   the one place a browser's WebSocket can carry it (never the URL);
 // - queues calls made while (re)connecting and sends them once open; calls
 //   made between attempts fail at once (nothing could carry them);
 // - rejects every call still waiting for an answer when the socket drops
@@ -16,8 +17,11 @@
 // Typed against a minimal socket shape rather than the DOM's WebSocket so the
 // same code runs (and is tested) under Node with the `ws` package.
 
+import { takeAccessToken, type TokenPage } from './accessToken';
 import {
   BRIDGE_CALLS,
+  BRIDGE_SUBPROTOCOL,
+  TOKEN_SUBPROTOCOL_PREFIX,
   type Bridge,
   type BridgeCallName,
   type BridgeEventName,
@@ -40,10 +44,12 @@ export interface SocketLike {
 export type ConnectionState = 'connecting' | 'open' | 'closed';
 
 export interface SocketBridgeOptions {
-  /** ws://host:port/bridge?token=... */
+  /** ws://host:port/bridge */
   url: string;
+  /** The subprotocols to offer (bridgeProtocols(token)). */
+  protocols: string[];
   /** Makes a socket; default: the global WebSocket. */
-  connect?: (url: string) => SocketLike;
+  connect?: (url: string, protocols: string[]) => SocketLike;
   /** First reconnect delay; doubles per failure up to maxBackoffMs. */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
@@ -64,7 +70,8 @@ interface Pending {
 }
 
 export function createSocketBridge(opts: SocketBridgeOptions): SocketBridge {
-  const connect = opts.connect ?? ((url: string) => new (globalThis as unknown as { WebSocket: new (u: string) => SocketLike }).WebSocket(url));
+  const connect =
+    opts.connect ?? ((url: string, protocols: string[]) => new (globalThis as unknown as { WebSocket: new (u: string, p: string[]) => SocketLike }).WebSocket(url, protocols));
   const initialBackoff = opts.initialBackoffMs ?? 250;
   const maxBackoff = opts.maxBackoffMs ?? 5000;
 
@@ -92,7 +99,7 @@ export function createSocketBridge(opts: SocketBridgeOptions): SocketBridge {
     setState('connecting');
     let ws: SocketLike;
     try {
-      ws = connect(opts.url);
+      ws = connect(opts.url, opts.protocols);
     } catch {
       return lost(undefined);
     }
@@ -202,33 +209,45 @@ export function createSocketBridge(opts: SocketBridgeOptions): SocketBridge {
   return client;
 }
 
-/** The /bridge URL for a page served by the web host, carrying the page's token if it has one. */
-export function bridgeUrlFor(location: { protocol: string; host: string; search: string }): string {
-  const token = new URLSearchParams(location.search).get('token');
+/** The /bridge URL for a page served by the web host (no token: that travels in the subprotocols). */
+export function bridgeUrlFor(location: { protocol: string; host: string }): string {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${location.host}/bridge${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+  return `${scheme}//${location.host}/bridge`;
+}
+
+/** The subprotocols the bridge socket offers: the bridge's own (the host selects it) and the token. */
+export function bridgeProtocols(token: string): string[] {
+  return [BRIDGE_SUBPROTOCOL, `${TOKEN_SUBPROTOCOL_PREFIX}${token}`];
 }
 
 let instance: Bridge | undefined;
 let connectionSource: SocketBridge | undefined;
 
-/** The console bridge: the preload's in Electron, a WebSocket client in a browser. One per page. */
-export function bridge(): Bridge {
+/**
+ * The console bridge: the preload's in Electron, a WebSocket client in a
+ * browser — or none in a browser tab without the access token (the shell then
+ * says to open the URL `pilothouse web` printed). One per page; the first call
+ * takes the token out of the URL, so main.ts calls it before the router starts.
+ */
+export function bridge(): Bridge | undefined {
   if (instance) return instance;
-  const g = globalThis as unknown as { pilothouse?: Bridge; location: { protocol: string; host: string; search: string } };
+  const g = globalThis as unknown as { pilothouse?: Bridge; location: { protocol: string; host: string } } & TokenPage;
   if (g.pilothouse) return (instance = g.pilothouse);
-  connectionSource = createSocketBridge({ url: bridgeUrlFor(g.location) });
+  const token = takeAccessToken(g);
+  if (!token) return undefined;
+  connectionSource = createSocketBridge({ url: bridgeUrlFor(g.location), protocols: bridgeProtocols(token) });
   return (instance = connectionSource);
 }
 
 /**
  * Follow the bridge's connection (for a "reconnecting…" banner). In Electron
- * the bridge is IPC within one process and is always 'open'.
+ * the bridge is IPC within one process and is always 'open'; without a bridge
+ * it is 'closed'.
  */
 export function onBridgeConnection(listener: (state: ConnectionState) => void): () => void {
-  bridge();
+  const b = bridge();
   if (!connectionSource) {
-    listener('open');
+    listener(b ? 'open' : 'closed');
     return () => {};
   }
   return connectionSource.onConnection(listener);

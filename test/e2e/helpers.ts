@@ -18,23 +18,39 @@ export function consoleUrl(): string {
   return url;
 }
 
+/** The console's origin (http://127.0.0.1:PORT): its pages and assets need no token. */
+export function consoleOrigin(): string {
+  return new URL(consoleUrl()).origin;
+}
+
+/** The token the run's host printed (in its URL's fragment). */
+export function consoleToken(): string {
+  return new URL(consoleUrl()).hash.slice('#token='.length);
+}
+
+function onConsole(page: Page): boolean {
+  try {
+    return new URL(page.url()).origin === consoleOrigin();
+  } catch {
+    return false;
+  }
+}
+
 export function dataDir(): string {
   return process.env.PILOTHOUSE_E2E_DATA_DIR!;
 }
 
 /** Opens a view by its route and waits until the header reports the cluster healthy. */
 export async function openView(page: Page, view: string, opts: { healthy?: boolean } = {}): Promise<void> {
-  if (e2eTarget() === 'electron') {
-    // The app's window has no web URL to load (and refuses navigations):
-    // route inside it, through the console's own hash router.
-    await page.evaluate((v) => {
-      (globalThis as unknown as { location: { hash: string } }).location.hash = `#/${v}`;
-    }, view);
-  } else {
-    const u = new URL(consoleUrl());
-    u.hash = `#/${view}`;
-    await page.goto(u.toString());
-  }
+  // A page not yet on the console opens the tokened URL first: its #token=
+  // fragment is the whole URL's hash, so it cannot carry a route as well; the
+  // renderer moves the token into the tab's sessionStorage. Then (and always
+  // in the Electron app, whose window refuses navigations) route inside the
+  // page through the console's own hash router.
+  if (e2eTarget() === 'web' && !onConsole(page)) await page.goto(consoleUrl());
+  await page.evaluate((v) => {
+    (globalThis as unknown as { location: { hash: string } }).location.hash = `#/${v}`;
+  }, view);
   await expect(page.getByTestId(`view-${view}`)).toBeVisible();
   if (opts.healthy !== false) await waitHealthy(page);
 }

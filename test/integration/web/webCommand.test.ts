@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { BridgeHandlers, EventSink } from '../../../preload/contract';
 import { consoleUrlFile, runWebCommand } from '../../../main/web/webCommand';
+import { bridgeProtocols } from '../../../renderer/src/bridge';
 
 const dir = mkdtempSync(join(tmpdir(), 'pilothouse-webcmd-'));
 const rendererDir = join(dir, 'renderer');
@@ -55,14 +56,14 @@ describe('runWebCommand', () => {
       { cliPath: '/x/cli.js', createServices: svc.create, rendererDir, out: (l) => lines.push(l), stopSignal },
     );
     const url = await waitFor('the URL line', () => lines.map((l) => /console at (\S+)/.exec(l)?.[1]).find(Boolean));
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:28420\/\?token=[A-Za-z0-9_-]{43}$/);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:28420\/#token=[A-Za-z0-9_-]{43}$/);
     const file = consoleUrlFile(dataDir);
     expect(readFileSync(file, 'utf8')).toBe(`${url}\n`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     await waitFor('start', () => (svc.log.includes('start') ? true : undefined));
 
-    const token = new URL(url).searchParams.get('token')!;
-    const ws = new WebSocket(`ws://127.0.0.1:28420/bridge?token=${token}`);
+    const token = new URL(url).hash.slice('#token='.length);
+    const ws = new WebSocket('ws://127.0.0.1:28420/bridge', bridgeProtocols(token));
     await new Promise((r, j) => ws.once('open', r).once('error', j));
     const answer = new Promise<unknown>((r) => ws.once('message', (d) => r(JSON.parse(d.toString()))));
     ws.send(JSON.stringify({ t: 'call', id: 1, name: 'version', args: [] }));

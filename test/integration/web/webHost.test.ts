@@ -1,7 +1,8 @@
-// The web host in-process on a real socket (ports 28410-28419): the token and
-// Host/Origin guards on pages, assets and the /bridge WebSocket, the wire
-// format, event broadcast, loopback-only binding, and the renderer's socket
-// bridge client (renderer/src/bridge.ts) against it, reconnect included.
+// The web host in-process on a real socket (ports 28410-28419): pages and
+// assets served without the token (Host/Origin guarded), the /bridge
+// WebSocket only with the token offered as a subprotocol, the wire format,
+// event broadcast, loopback-only binding, and the renderer's socket bridge
+// client (renderer/src/bridge.ts) against it, reconnect included.
 // The handler map is built here (the real services are H7's).
 
 import { request } from 'node:http';
@@ -16,11 +17,13 @@ import { TerminalService } from '../../../main/console/terminals';
 import { BridgeSockets } from '../../../main/web/bridgeSockets';
 import { newToken } from '../../../main/web/token';
 import { startWebHost, type WebHost } from '../../../main/web/webHost';
-import { createSocketBridge, type ConnectionState, type SocketLike } from '../../../renderer/src/bridge';
+import { bridgeProtocols, createSocketBridge, type ConnectionState, type SocketLike } from '../../../renderer/src/bridge';
 
 const PORT = 28410;
 const HOST = `127.0.0.1:${PORT}`;
 const token = newToken();
+/** What the renderer offers on the handshake. */
+const offer = bridgeProtocols(token);
 const dir = mkdtempSync(join(tmpdir(), 'pilothouse-webhost-'));
 const rendererDir = join(dir, 'renderer');
 mkdirSync(join(rendererDir, 'assets'), { recursive: true });
@@ -71,9 +74,9 @@ function get(path: string, headers: Record<string, string> = {}, method = 'GET')
 }
 
 /** Open a raw ws socket; resolves with it once open, or with the refused handshake's status. */
-function openSocket(path: string, options: WebSocket.ClientOptions = {}): Promise<WebSocket | number> {
+function openSocket(path: string, protocols: string[] = offer, options: WebSocket.ClientOptions = {}): Promise<WebSocket | number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://${HOST}${path}`, options);
+    const ws = new WebSocket(`ws://${HOST}${path}`, protocols, options);
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => {
       resolve(res.statusCode ?? 0);
@@ -107,53 +110,39 @@ async function waitFor(what: string, cond: () => boolean, ms = 10_000): Promise<
 }
 
 describe('HTTP', () => {
-  const unauthorized = [
-    { name: 'page', path: '/' },
-    { name: 'asset', path: '/assets/index-abc.js' },
-    { name: 'client route', path: '/members' },
-    { name: 'bridge over plain HTTP', path: '/bridge' },
-    { name: 'wrong token', path: `/?token=${token.slice(1)}x` },
-    { name: 'missing file', path: '/nope.js' },
-  ];
-  it.each(unauthorized)('401 without the token: $name', async ({ path }) => {
-    const r = await get(path);
-    expect(r.status).toBe(401);
-    expect(r.body).not.toContain('Pilothouse');
-    expect(r.headers['set-cookie']).toBeUndefined();
-    expect(r.headers['x-content-type-options']).toBe('nosniff');
-  });
-
-  it('serves the page with the token, sets the cookie, and then serves assets by cookie', async () => {
-    const page = await get(`/?token=${token}`);
+  it('serves the page, assets and client routes without the token, and sets no cookie', async () => {
+    const page = await get('/');
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>Pilothouse</title>');
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.headers['referrer-policy']).toBe('no-referrer');
-    const cookie = page.headers['set-cookie']?.[0] ?? '';
-    expect(cookie).toBe(`pilothouse_token_${PORT}=${token}; Path=/; HttpOnly; SameSite=Strict`);
-    const asset = await get('/assets/index-abc.js', { cookie: cookie.split(';')[0] });
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    const asset = await get('/assets/index-abc.js');
     expect(asset.status).toBe(200);
     expect(asset.body).toBe('console.log(1)');
     expect(asset.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect((await get('/members', { cookie: cookie.split(';')[0] })).body).toContain('<title>Pilothouse</title>');
-    expect((await get('/assets/missing.js', { cookie: cookie.split(';')[0] })).status).toBe(404);
-    expect((await get('/favicon.ico', { cookie: cookie.split(';')[0] })).status).toBe(204);
-    expect((await get('/favicon.ico')).status).toBe(401);
+    expect((await get('/members')).body).toContain('<title>Pilothouse</title>');
+    for (const r of [page, asset]) expect(r.headers['set-cookie']).toBeUndefined();
+    expect((await get('/assets/missing.js')).status).toBe(404);
+    expect((await get('/favicon.ico')).status).toBe(204);
+    expect((await get('/bridge')).status).toBe(426);
   });
 
   const forbidden: { name: string; headers: Record<string, string> }[] = [
     { name: 'rebinding Host', headers: { host: `evil.example:${PORT}` } },
     { name: 'foreign Origin', headers: { origin: 'http://evil.example' } },
   ];
-  it.each(forbidden)('403 with the token: $name', async ({ headers }) => {
-    expect((await get(`/?token=${token}`, headers)).status).toBe(403);
+  it.each(forbidden)('403: $name', async ({ headers }) => {
+    const r = await get('/', headers);
+    expect(r.status).toBe(403);
+    expect(r.body).not.toContain('Pilothouse');
   });
 
   it('only GET and HEAD', async () => {
-    expect((await get(`/?token=${token}`, {}, 'POST')).status).toBe(405);
-    const head = await get(`/?token=${token}`, {}, 'HEAD');
+    expect((await get('/', {}, 'POST')).status).toBe(405);
+    const head = await get('/', {}, 'HEAD');
     expect(head.status).toBe(200);
     expect(head.body).toBe('');
   });
@@ -171,24 +160,33 @@ describe('HTTP', () => {
       });
       expect(refused, `connect to ${address}:${PORT}`).toBe(true);
     }
-    expect(host.url).toBe(`http://127.0.0.1:${PORT}/?token=${token}`);
+    expect(host.url).toBe(`http://127.0.0.1:${PORT}/#token=${token}`);
   });
 });
 
 describe('WebSocket /bridge', () => {
   const refused = [
-    { name: 'no token', path: '/bridge', options: {}, want: 401 },
-    { name: 'wrong token', path: '/bridge?token=x', options: {}, want: 401 },
-    { name: 'wrong cookie', path: '/bridge', options: { headers: { cookie: `pilothouse_token_${PORT}=x` } }, want: 401 },
-    { name: 'foreign origin', path: `/bridge?token=${token}`, options: { origin: 'http://evil.example' }, want: 403 },
-    { name: 'other path', path: `/socket?token=${token}`, options: {}, want: 404 },
+    { name: 'no subprotocols', path: '/bridge', protocols: [], options: {}, want: 401 },
+    { name: 'bridge protocol only', path: '/bridge', protocols: ['pilothouse.bridge'], options: {}, want: 401 },
+    { name: 'wrong token', path: '/bridge', protocols: bridgeProtocols('x'), options: {}, want: 401 },
+    { name: 'token in the query', path: `/bridge?token=${token}`, protocols: ['pilothouse.bridge'], options: {}, want: 401 },
+    { name: 'token in a cookie', path: '/bridge', protocols: ['pilothouse.bridge'], options: { headers: { cookie: `pilothouse_token_${PORT}=${token}` } }, want: 401 },
+    { name: 'foreign origin', path: '/bridge', protocols: offer, options: { origin: 'http://evil.example' }, want: 403 },
+    { name: 'other path', path: '/socket', protocols: offer, options: {}, want: 404 },
   ];
-  it.each(refused)('refuses the upgrade: $name → $want', async ({ path, options, want }) => {
-    expect(await openSocket(path, options)).toBe(want);
+  it.each(refused)('refuses the upgrade: $name → $want', async ({ path, protocols, options, want }) => {
+    expect(await openSocket(path, protocols, options)).toBe(want);
+  });
+
+  it('selects the bridge protocol and never echoes the token', async () => {
+    const ws = await openSocket('/bridge');
+    if (typeof ws === 'number') throw new Error(`refused: ${ws}`);
+    expect(ws.protocol).toBe('pilothouse.bridge');
+    ws.terminate();
   });
 
   it('answers calls in the wire format', async () => {
-    const ws = await openSocket(`/bridge?token=${token}`, { origin: `http://${HOST}` });
+    const ws = await openSocket('/bridge', offer, { origin: `http://${HOST}` });
     if (typeof ws === 'number') throw new Error(`refused: ${ws}`);
     try {
       expect(await rawCall(ws, { t: 'call', id: 1, name: 'version', args: [] })).toEqual({
@@ -208,7 +206,7 @@ describe('WebSocket /bridge', () => {
   });
 
   it("closes a socket's terminals when it disconnects (a reload must not leak shells)", async () => {
-    const ws = await openSocket(`/bridge?token=${token}`);
+    const ws = await openSocket('/bridge');
     if (typeof ws === 'number') throw new Error(`refused: ${ws}`);
     const before = terminals.size;
     const opened = (await rawCall(ws, { t: 'call', id: 1, name: 'openTerminal', args: [{ cols: 80, rows: 24 }] })) as { value: { id: string } };
@@ -217,19 +215,14 @@ describe('WebSocket /bridge', () => {
     ws.close();
     await waitFor('the terminal to close', () => terminals.size === before);
   });
-
-  it('accepts the cookie instead of the query', async () => {
-    const ws = await openSocket('/bridge', { headers: { cookie: `pilothouse_token_${PORT}=${token}` } });
-    expect(typeof ws).not.toBe('number');
-    if (typeof ws !== 'number') ws.terminate();
-  });
 });
 
 describe('renderer socket bridge against the host', () => {
-  const connectWs = (url: string) => new WebSocket(url) as unknown as SocketLike;
+  const connectWs = (url: string, protocols: string[]) => new WebSocket(url, protocols) as unknown as SocketLike;
+  const url = `ws://${HOST}/bridge`;
 
   it('calls, receives terminal events, and reports errors as rejections', async () => {
-    const b = createSocketBridge({ url: `ws://${HOST}/bridge?token=${token}`, connect: connectWs });
+    const b = createSocketBridge({ url, protocols: offer, connect: connectWs });
     try {
       expect(await b.version()).toMatchObject({ runtime: 'web' });
       await expect(b.members()).rejects.toThrow('etcdserver: no leader');
@@ -252,7 +245,7 @@ describe('renderer socket bridge against the host', () => {
 
   it('rejects pending calls on disconnect, reconnects, and keeps subscriptions', async () => {
     const states: ConnectionState[] = [];
-    const b = createSocketBridge({ url: `ws://${HOST}/bridge?token=${token}`, connect: connectWs, initialBackoffMs: 50, maxBackoffMs: 200 });
+    const b = createSocketBridge({ url, protocols: offer, connect: connectWs, initialBackoffMs: 50, maxBackoffMs: 200 });
     b.onConnection((s) => states.push(s));
     const seen: string[] = [];
     b.on('logLines', (lines) => seen.push(...lines.map((l) => l.text)));
@@ -278,8 +271,8 @@ describe('renderer socket bridge against the host', () => {
   });
 
   it('queues calls made while connecting, rejects them when the connection is refused, fails at once between attempts', async () => {
-    const ok = createSocketBridge({ url: `ws://${HOST}/bridge?token=${token}`, connect: connectWs });
-    const bad = createSocketBridge({ url: `ws://${HOST}/bridge?token=wrong`, connect: connectWs, initialBackoffMs: 10_000 });
+    const ok = createSocketBridge({ url, protocols: offer, connect: connectWs });
+    const bad = createSocketBridge({ url, protocols: bridgeProtocols('wrong'), connect: connectWs, initialBackoffMs: 10_000 });
     try {
       // Made while connecting: queued, then failed with the refused handshake.
       const early = bad.version().then(() => 'resolved', (e: Error) => e.message);

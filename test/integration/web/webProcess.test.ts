@@ -1,7 +1,7 @@
 // `pilothouse web` as a real process from the build (out/main/cli.js; ports
 // 28460 for the console, 28470-28475 for its embedded 3-member cluster):
-// 401 without the token for the page, a built asset and the /bridge
-// WebSocket; 200 with it; a `version` call over the socket; listening on
+// the page and a built asset served without the token, the /bridge WebSocket
+// 401 without it; a `version` call over the socket with it; listening on
 // 127.0.0.1 only; SIGTERM stops it and its members.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { CLI_JS } from '../harness/cluster';
+import { bridgeProtocols } from '../../../renderer/src/bridge';
 
 const PORT = 28460;
 const PORT_BASE = 28470;
@@ -54,9 +55,9 @@ function get(path: string, headers: Record<string, string> = {}): Promise<{ stat
   });
 }
 
-function upgrade(path: string): Promise<WebSocket | number> {
+function upgrade(path: string, protocols: string[]): Promise<WebSocket | number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${PORT}${path}`);
+    const ws = new WebSocket(`ws://127.0.0.1:${PORT}${path}`, protocols);
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => {
       resolve(res.statusCode ?? 0);
@@ -116,28 +117,28 @@ afterAll(async () => {
 describe('pilothouse web', () => {
   it('prints the tokened URL on 127.0.0.1 and writes it to DIR/console.url', () => {
     expect(url.origin).toBe(`http://127.0.0.1:${PORT}`);
-    expect(url.searchParams.get('token')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(url.pathname + url.search).toBe('/');
+    expect(url.hash).toMatch(/^#token=[A-Za-z0-9_-]{43}$/);
     expect(readFileSync(join(dataDir, 'console.url'), 'utf8').trim()).toBe(url.href);
   });
 
-  it('answers 401 without the token: page, asset, WebSocket', async () => {
-    expect((await get('/', { host: url.host })).status).toBe(401);
-    expect((await get(`/assets/${asset}`, { host: url.host })).status).toBe(401);
-    expect(await upgrade('/bridge')).toBe(401);
-  });
-
-  it('serves the page and the asset with the token', async () => {
-    const page = await get(`/?token=${url.searchParams.get('token')}`, { host: url.host });
+  it('serves the page and the asset without the token, and no cookie', async () => {
+    const page = await get('/', { host: url.host });
     expect(page.status).toBe(200);
     expect(page.body).toContain(`/assets/${asset}`);
-    const cookie = String((page.headers['set-cookie'] as string[])[0]).split(';')[0]!;
-    const js = await get(`/assets/${asset}`, { host: url.host, cookie });
+    const js = await get(`/assets/${asset}`, { host: url.host });
     expect(js.status).toBe(200);
     expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    for (const r of [page, js]) expect(r.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('refuses the WebSocket without the token', async () => {
+    expect(await upgrade('/bridge', [])).toBe(401);
+    expect(await upgrade('/bridge', bridgeProtocols('not-the-token'))).toBe(401);
   });
 
   it('answers version over the WebSocket', async () => {
-    const ws = await upgrade(`/bridge?token=${url.searchParams.get('token')}`);
+    const ws = await upgrade('/bridge', bridgeProtocols(url.hash.slice('#token='.length)));
     if (typeof ws === 'number') throw new Error(`upgrade refused: ${ws}`);
     const answer = new Promise<unknown>((r) => ws.on('message', (d) => {
       const m = JSON.parse(d.toString()) as { t: string };

@@ -13,6 +13,7 @@ describe('consoleCsp', () => {
     { runtime: 'electron' as const, directive: 'script-src', want: "'self'" },
     { runtime: 'electron' as const, directive: 'object-src', want: "'none'" },
     { runtime: 'electron' as const, directive: 'connect-src', want: undefined },
+    { runtime: 'electron' as const, directive: 'frame-ancestors', want: "'none'" },
     { runtime: 'web' as const, directive: 'connect-src', want: "'self'" },
     { runtime: 'web' as const, directive: 'frame-ancestors', want: "'none'" },
     { runtime: 'web' as const, directive: 'base-uri', want: "'none'" },

@@ -1,24 +1,36 @@
 // runElectronApp against an in-memory Electron (the binary is absent here):
+// the pilothouse:// scheme registered before ready and served from the
+// renderer dir, the window on pilothouse://app/index.html,
 // single-instance hand-over, the session policy (permissions, CSP header),
 // IPC answered only for the console window's own page, events to that
 // window, a reload closing the page's terminals, and quit waiting for the
 // control plane to stop.
 
 import { EventEmitter } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { channelFor, eventChannelFor, type BridgeHandlers, type EventSink } from '../../../preload/contract';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { consoleCsp } from '../../../main/app/csp';
 import { REFUSED_SENDER } from '../../../main/app/ipcBridge';
 import { runElectronApp } from '../../../main/app/electronApp';
 
-const RENDERER = '/app/out/renderer/index.html';
+const RENDERER_DIR = mkdtempSync(join(tmpdir(), 'pilothouse-electron-renderer-'));
+mkdirSync(join(RENDERER_DIR, 'assets'));
+writeFileSync(join(RENDERER_DIR, 'index.html'), '<!doctype html><title>Pilothouse</title>');
+writeFileSync(join(RENDERER_DIR, 'assets', 'index-x.js'), 'export {}');
+afterAll(() => rmSync(RENDERER_DIR, { recursive: true, force: true }));
+const PAGE = 'pilothouse://app/index.html';
 
 function fakeElectron(opts: { lock?: boolean } = {}) {
+  /** The order of the calls that must come before or after 'ready'. */
+  const order: string[] = [];
   const app = Object.assign(new EventEmitter(), {
     quits: 0,
     prevented: [] as boolean[],
     requestSingleInstanceLock: () => opts.lock ?? true,
-    whenReady: async () => {},
+    whenReady: async () => void order.push('ready'),
     getPath: (name: string) => `/home/u/.config/Pilothouse-${name}`,
     quit() {
       app.quits++;
@@ -56,8 +68,8 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
     focus() {
       this.focused = true;
     }
-    async loadFile(path: string) {
-      this.loaded = path;
+    async loadURL(url: string) {
+      this.loaded = url;
     }
   }
   const ipc = new Map<string, (event: unknown, ...args: unknown[]) => unknown>();
@@ -66,8 +78,21 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
     check: undefined as undefined | ((wc: unknown, p: string) => boolean),
     headers: undefined as undefined | ((d: { responseHeaders?: Record<string, string[]> }, cb: (r: unknown) => void) => void),
   };
+  const protocol = {
+    privileged: [] as unknown[],
+    handlers: new Map<string, (request: Request) => Promise<Response>>(),
+    registerSchemesAsPrivileged(schemes: unknown[]) {
+      order.push('registerSchemesAsPrivileged');
+      protocol.privileged.push(...schemes);
+    },
+    handle(scheme: string, handler: (request: Request) => Promise<Response>) {
+      order.push(`handle ${scheme}`);
+      protocol.handlers.set(scheme, handler);
+    },
+  };
   const electron = {
     app,
+    protocol,
     BrowserWindow: FakeWindow,
     ipcMain: { handle: (c: string, l: (event: unknown, ...args: unknown[]) => unknown) => ipc.set(c, l), removeHandler: (c: string) => ipc.delete(c) },
     session: {
@@ -80,7 +105,7 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
     shell: { openExternal: async () => {} },
     dialog: { showErrorBox: () => {} },
   };
-  return { electron: electron as unknown as typeof import('electron'), app, windows, ipc, session };
+  return { electron: electron as unknown as typeof import('electron'), app, windows, ipc, session, protocol, order };
 }
 
 function fakeServices() {
@@ -117,7 +142,7 @@ afterEach(() => {
 async function start(lock = true) {
   const f = fakeElectron({ lock });
   const s = fakeServices();
-  await runElectronApp(f.electron, { rendererIndex: RENDERER, preloadPath: '/app/out/preload/index.cjs', portBase: 28490, cliPath: '/app/out/main/cli.js', createServices: s.create });
+  await runElectronApp(f.electron, { rendererDir: RENDERER_DIR, preloadPath: '/app/out/preload/index.cjs', portBase: 28490, cliPath: '/app/out/main/cli.js', createServices: s.create });
   return { ...f, s };
 }
 
@@ -132,10 +157,34 @@ describe('runElectronApp', () => {
     expect(s.log).toEqual([]);
   });
 
+  it('registers the pilothouse scheme as privileged before ready, and handles it after', async () => {
+    const { order, protocol } = await start();
+    expect(order).toEqual(['registerSchemesAsPrivileged', 'ready', 'handle pilothouse']);
+    expect(protocol.privileged).toEqual([{ scheme: 'pilothouse', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+  });
+
+  it('a second instance registers the scheme too (it must be before ready) and handles nothing', async () => {
+    const { order } = await start(false);
+    expect(order).toEqual(['registerSchemesAsPrivileged']);
+  });
+
+  it('serves the renderer dir on pilothouse://app and nothing outside it', async () => {
+    const { protocol } = await start();
+    const handler = protocol.handlers.get('pilothouse')!;
+    const page = await handler(new Request(PAGE));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toBe(consoleCsp('electron'));
+    expect(await page.text()).toContain('<title>Pilothouse</title>');
+    const js = await handler(new Request('pilothouse://app/assets/index-x.js'));
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await handler(new Request('pilothouse://app/..%2f..%2fetc%2fpasswd'))).status).toBe(404);
+  });
+
   it('opens one window on the renderer with the reviewed options and starts the services', async () => {
     const { windows, s } = await start();
     expect(windows).toHaveLength(1);
-    expect(windows[0]!.loaded).toBe(RENDERER);
+    expect(windows[0]!.loaded).toBe(PAGE);
     expect((windows[0]!.options as { webPreferences: { sandbox: boolean } }).webPreferences.sandbox).toBe(true);
     expect(s.log).toEqual(['create electron /home/u/.config/Pilothouse-userData/cluster', 'start']);
   });
@@ -160,8 +209,9 @@ describe('runElectronApp', () => {
   it('answers IPC only from the window showing our page', async () => {
     const { ipc, windows } = await start();
     const id = windows[0]!.webContents.id;
-    await expect(invoke(ipc, 'version', { id, url: `file://${RENDERER}#/overview` })).resolves.toMatchObject({ runtime: 'electron' });
-    await expect(invoke(ipc, 'version', { id: id + 100, url: `file://${RENDERER}` })).rejects.toThrow(REFUSED_SENDER);
+    await expect(invoke(ipc, 'version', { id, url: `${PAGE}#/overview` })).resolves.toMatchObject({ runtime: 'electron' });
+    await expect(invoke(ipc, 'version', { id: id + 100, url: PAGE })).rejects.toThrow(REFUSED_SENDER);
+    await expect(invoke(ipc, 'version', { id, url: `file://${RENDERER_DIR}/index.html` })).rejects.toThrow(REFUSED_SENDER);
     await expect(invoke(ipc, 'version', { id, url: 'https://evil.example/' })).rejects.toThrow(REFUSED_SENDER);
     await expect(invoke(ipc, 'version', { id, url: null })).rejects.toThrow(REFUSED_SENDER);
   });
@@ -171,7 +221,7 @@ describe('runElectronApp', () => {
     const w = windows[0]!;
     s.events().emit('terminalExit', { id: 't9', code: 1 });
     expect(w.webContents.sent).toEqual([[eventChannelFor('terminalExit'), { id: 't9', code: 1 }]]);
-    await invoke(ipc, 'openTerminal', { id: w.webContents.id, url: `file://${RENDERER}` }, { cols: 80, rows: 24 });
+    await invoke(ipc, 'openTerminal', { id: w.webContents.id, url: PAGE }, { cols: 80, rows: 24 });
     w.webContents.emit('did-start-loading');
     await new Promise((r) => setTimeout(r, 0));
     expect(s.log).toContain('close t1');

@@ -24,7 +24,7 @@ function fakeIpc() {
   return { ipc, handlers, invoke };
 }
 
-const indexUrl = 'file:///app/out/renderer/index.html';
+const indexUrl = 'pilothouse://app/index.html';
 const handlers = Object.fromEntries(BRIDGE_CALLS.map((n) => [n, (...args: unknown[]) => ({ call: n, args })])) as unknown as BridgeHandlers;
 
 describe('registerBridgeIpc', () => {
@@ -36,7 +36,7 @@ describe('registerBridgeIpc', () => {
     expect(f.handlers.size).toBe(0);
   });
 
-  const trusted = (s: Parameters<typeof isTrustedSender>[0]) => isTrustedSender(s, { webContentsId: 3, indexUrl });
+  const trusted = (s: Parameters<typeof isTrustedSender>[0]) => isTrustedSender(s, { webContentsId: 3 });
   const cases = [
     { name: 'our window', sender: { id: 3, url: `${indexUrl}#/leader` }, ok: true },
     { name: 'other webContents', sender: { id: 4, url: indexUrl }, ok: false },

@@ -42,6 +42,9 @@ describe('guardNavigation', () => {
     { name: 'will-navigate to a file', event: 'will-navigate', url: 'file:///tmp/x.html', external: [] },
     { name: 'will-redirect', event: 'will-redirect', url: 'http://example.com/', external: ['http://example.com/'] },
     { name: 'will-attach-webview', event: 'will-attach-webview', url: '', external: [] },
+    { name: 'will-navigate to another page of the app origin', event: 'will-navigate', url: 'pilothouse://app/other.html', external: [] },
+    { name: 'will-navigate to another host of the app scheme', event: 'will-navigate', url: 'pilothouse://evil/index.html', external: [] },
+    { name: 'will-navigate to the renderer as a file', event: 'will-navigate', url: 'file:///opt/pilothouse/out/renderer/index.html', external: [] },
   ];
   it.each(cases)('prevents $name; opens only http(s) externally', ({ event, url, external }) => {
     const opened: string[] = [];
@@ -51,6 +54,14 @@ describe('guardNavigation', () => {
     expect(opened).toEqual(external);
   });
 
+  it.each(['pilothouse://app/index.html', 'pilothouse://app/index.html#/members'])('lets the window (re)load its own page: %s', (url) => {
+    const opened: string[] = [];
+    const f = fakeContents();
+    guardNavigation(f.contents, (u) => opened.push(u));
+    expect(f.fire('will-navigate', url)).toBe(false);
+    expect(opened).toEqual([]);
+  });
+
   it('denies every new window, handing http(s) links to the OS', () => {
     const opened: string[] = [];
     const f = fakeContents();
@@ -58,6 +69,7 @@ describe('guardNavigation', () => {
     expect(f.open('https://kubernetes.io/')).toEqual({ action: 'deny' });
     expect(f.open('file:///etc/passwd')).toEqual({ action: 'deny' });
     expect(f.open('about:blank')).toEqual({ action: 'deny' });
+    expect(f.open('pilothouse://app/index.html')).toEqual({ action: 'deny' });
     expect(opened).toEqual(['https://kubernetes.io/']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newToken, parseCookies, presentedToken, tokenCookie, tokenCookieName, tokenEquals } from '../../../main/web/token';
+import { newToken, offeredProtocols, tokenEquals } from '../../../main/web/token';
 
 describe('newToken', () => {
   it('is 32 random bytes in base64url', () => {
@@ -24,30 +24,15 @@ describe('tokenEquals', () => {
   it.each(cases)('$name', ({ given, want }) => expect(tokenEquals(given, token)).toBe(want));
 });
 
-describe('cookies', () => {
-  it('names the cookie by port and sets it HttpOnly, SameSite=Strict, Path=/', () => {
-    expect(tokenCookieName(7380)).toBe('pilothouse_token_7380');
-    expect(tokenCookie(7380, 'T')).toBe('pilothouse_token_7380=T; Path=/; HttpOnly; SameSite=Strict');
-  });
+describe('offeredProtocols', () => {
   const cases = [
-    { name: 'none', header: undefined, want: [] },
-    { name: 'one', header: 'a=1', want: [['a', '1']] },
-    { name: 'several, spaces', header: 'a=1;  b=2 ; c=x=y', want: [['a', '1'], ['b', '2'], ['c', 'x=y']] },
-    { name: 'first wins, junk skipped', header: 'a=1; junk; a=2', want: [['a', '1']] },
+    { name: 'none', header: undefined, want: { bridge: false } },
+    { name: 'bridge and token', header: 'pilothouse.bridge, pilothouse.token.T-_1', want: { bridge: true, token: 'T-_1' } },
+    { name: 'token first, no spaces', header: 'pilothouse.token.T,pilothouse.bridge', want: { bridge: true, token: 'T' } },
+    { name: 'token only', header: 'pilothouse.token.T', want: { bridge: false, token: 'T' } },
+    { name: 'first token wins', header: 'pilothouse.bridge, pilothouse.token.A, pilothouse.token.B', want: { bridge: true, token: 'A' } },
+    { name: 'look-alikes', header: 'pilothouse.bridgex, xpilothouse.token.T, pilothouse.tokenT', want: { bridge: false } },
+    { name: 'empty token', header: 'pilothouse.bridge, pilothouse.token.', want: { bridge: true, token: '' } },
   ];
-  it.each(cases)('parseCookies: $name', ({ header, want }) => expect([...parseCookies(header)]).toEqual(want));
-});
-
-describe('presentedToken', () => {
-  const port = 28401;
-  const cases = [
-    { name: 'query', url: '/?token=T', cookie: undefined, want: { query: 'T', cookie: undefined } },
-    { name: 'cookie of this port', url: '/assets/a.js', cookie: 'pilothouse_token_28401=T', want: { query: undefined, cookie: 'T' } },
-    { name: 'cookie of another port', url: '/', cookie: 'pilothouse_token_7380=T', want: { query: undefined, cookie: undefined } },
-    { name: 'both', url: '/bridge?token=X', cookie: 'a=b; pilothouse_token_28401=T', want: { query: 'X', cookie: 'T' } },
-    { name: 'nothing', url: '/', cookie: undefined, want: { query: undefined, cookie: undefined } },
-  ];
-  it.each(cases)('$name', ({ url, cookie, want }) => {
-    expect(presentedToken(new URL(url, 'http://127.0.0.1'), cookie, port)).toEqual(want);
-  });
+  it.each(cases)('$name', ({ header, want }) => expect(offeredProtocols(header)).toEqual(want));
 });
