@@ -19,7 +19,6 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDocument } from 'yaml';
 import { issueLeaf, leafRequestOf, type KeyAndCert, type Validity } from './certificates';
 import { writePair, writeWhole, type CertPaths } from './clusterPki';
 
@@ -130,21 +129,21 @@ export const RENEW_WITHIN_DAYS = 30;
 
 function embeddedCert(kubeconfig: string): string | undefined {
   if (!existsSync(kubeconfig)) return undefined;
-  const users = parseDocument(readFileSync(kubeconfig, 'utf8')).toJS()?.users as { user?: Record<string, string> }[] | undefined;
-  const data = users?.find((u) => u.user?.['client-certificate-data'])?.user?.['client-certificate-data'];
+  const data = /^\s*client-certificate-data:\s*(\S+)\s*$/m.exec(readFileSync(kubeconfig, 'utf8'))?.[1];
   return data ? Buffer.from(data, 'base64').toString('utf8') : undefined;
 }
 
-/** The kubeconfig text with every user's embedded client certificate and key replaced. */
+/**
+ * The kubeconfig text with the embedded client certificate and key
+ * replaced line by line, so the file stays byte for byte what
+ * componentKubeconfig and kubeconfigYaml write (nothing is rewritten again
+ * at the next start).
+ */
 function withClientCert(text: string, pair: KeyAndCert): string {
-  const doc = parseDocument(text);
-  const users = doc.get('users') as { items?: unknown[] } | undefined;
-  for (let i = 0; i < (users?.items?.length ?? 0); i++) {
-    if (!doc.hasIn(['users', i, 'user', 'client-certificate-data'])) continue;
-    doc.setIn(['users', i, 'user', 'client-certificate-data'], Buffer.from(pair.cert).toString('base64'));
-    doc.setIn(['users', i, 'user', 'client-key-data'], Buffer.from(pair.key).toString('base64'));
-  }
-  return doc.toString({ lineWidth: 0 });
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  return text
+    .replace(/^(\s*client-certificate-data:\s*)\S+/gm, (_, field: string) => field + b64(pair.cert))
+    .replace(/^(\s*client-key-data:\s*)\S+/gm, (_, field: string) => field + b64(pair.key));
 }
 
 function subdirs(dir: string): string[] {
