@@ -7,7 +7,7 @@
 // alive (DIR/controlplane.pid), sends it SIGHUP so it restarts the
 // components in turn, else tells the user to restart them.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { expirationOf, pkiInventory, renewAll, type ExpirationInfo } from '../pki/renewal';
@@ -108,7 +108,23 @@ function controlPlanePid(dataDir: string): number | undefined {
   const file = join(dataDir, CONTROL_PLANE_PID_FILE);
   if (!existsSync(file)) return undefined;
   const pid = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  // A pid file left by a plane that was killed may name a process that reused the pid
+  // (SIGHUP would end it): the writer started before it wrote the file.
+  const started = processStartMs(pid);
+  return started === undefined || started <= statSync(file).mtimeMs + 1000 ? pid : undefined;
+}
+
+/** When pid started (Linux: /proc/<pid>/stat starttime after /proc/stat btime, at 100 ticks a second); undefined elsewhere. */
+function processStartMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    return Number.isFinite(startTicks) && Number.isFinite(btime) ? btime * 1000 + startTicks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** SIGHUP to pid; false when no such process is alive. */

@@ -2,7 +2,7 @@
 // ShortHumanDuration), every certificate of a plane listed with its expiry,
 // and renew all's lines and its SIGHUP to the control plane's pid.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,15 +64,28 @@ describe('certs commands on a plane', () => {
   });
 
   it('renew all prints each renewed certificate and signals a live control plane', async () => {
-    writeFileSync(join(dir, 'controlplane.pid'), '4242\n');
+    // This test process stands for the plane: it started before it wrote the pid file.
+    writeFileSync(join(dir, 'controlplane.pid'), `${process.pid}\n`);
     let out = '';
     const signalled: number[] = [];
     expect(await runRenewAll(dir, (t) => (out += t), () => {}, (pid) => (signalled.push(pid), true))).toBe(0);
-    expect(signalled).toEqual([4242]);
+    expect(signalled).toEqual([process.pid]);
     expect(out).toContain('certificate for serving etcd (m1) renewed\n');
     expect(out).toContain('certificate embedded in the kubeconfig file for the admin to use renewed\n');
     expect(out.split('\n').filter((l) => l.endsWith(' renewed'))).toHaveLength(pkiInventory(dir).certs.length);
-    expect(out).toContain('\nDone renewing certificates. The control plane is restarting the components in turn (pid 4242).\n');
+    expect(out).toContain(`\nDone renewing certificates. The control plane is restarting the components in turn (pid ${process.pid}).\n`);
+  });
+
+  it('does not signal a process that started after the pid file was written (a reused pid)', async () => {
+    const file = join(dir, 'controlplane.pid');
+    writeFileSync(file, `${process.pid}\n`);
+    const longAgo = new Date(Date.now() - 30 * 86_400_000);
+    utimesSync(file, longAgo, longAgo);
+    const signalled: number[] = [];
+    let out = '';
+    expect(await runRenewAll(dir, (t) => (out += t), () => {}, (pid) => (signalled.push(pid), true))).toBe(0);
+    expect(signalled).toEqual([]);
+    expect(out).toContain('You must restart');
   });
 
   it('renew all without a live control plane says what to restart', async () => {
