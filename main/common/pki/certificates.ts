@@ -13,7 +13,7 @@
 
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { createPrivateKey, createPublicKey, generateKeyPair, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPair, randomBytes, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
 
@@ -114,10 +114,8 @@ export function leafRequestOf(certPem: string): LeafRequest {
   const parsed = new x509.X509Certificate(certPem);
   const serverAuth = parsed.getExtension(x509.ExtendedKeyUsageExtension)?.usages.includes(x509.ExtendedKeyUsage.serverAuth) ?? false;
   const subjectName = parsed.subjectName;
-  const hosts = (new X509Certificate(certPem).subjectAltName ?? '')
-    .split(', ')
-    .filter(Boolean)
-    .map((entry) => entry.replace(/^(DNS|IP Address):/, ''));
+  const sans = parsed.getExtension(x509.SubjectAlternativeNameExtension)?.names.toJSON() ?? [];
+  const hosts = sans.filter((n) => n.type === 'dns' || n.type === 'ip').map((n) => n.value);
   const organizations = subjectName.getField('O');
   return {
     profile: serverAuth ? 'server' : 'client',

@@ -44,8 +44,7 @@ describe('certificates', () => {
     ];
     for (const req of cases) {
       const leaf = await issueLeaf(ca, req);
-      const got = leafRequestOf(leaf.cert);
-      expect({ ...got, hosts: got.hosts?.map((h) => (h === '0:0:0:0:0:0:0:1' ? '::1' : h)) }).toEqual(req);
+      expect(leafRequestOf(leaf.cert)).toEqual(req);
       expect(new X509Certificate(leaf.cert).checkIssued(new X509Certificate(ca.cert))).toBe(true);
     }
   });
