@@ -6,6 +6,8 @@
 // the TLS handshakes) and the plane is healthy (etcdctl endpoint health,
 // kubectl get ns). Debian's etcd runs with the same PKI.
 //
+// `up` also renews, at start, what expires within 30 days.
+//
 // The restart: renew all sends SIGHUP to DIR/controlplane.pid when the
 // process hosting the plane wrote one and is alive (it then restarts the
 // components in turn); otherwise this test restarts `up` itself.
@@ -18,6 +20,8 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatExpiry } from '../../../main/common/cli/certsCommand';
+import { issueLeaf, leafRequestOf } from '../../../main/common/pki/certificates';
+import { writePair } from '../../../main/common/pki/clusterPki';
 import { expirationOf, pkiInventory } from '../../../main/common/pki/renewal';
 import { CLI_JS, reapClusters, startTestCluster } from '../harness/cluster';
 import { etcdctl } from '../harness/etcdctl';
@@ -205,6 +209,20 @@ describe('pilothouse certs on a running plane', () => {
     expect(nodes.stdout.trim().split('\n')).toEqual(['node/node-1', 'node/node-2', 'node/node-3']);
     await stopUp(run);
   }, 400_000);
+
+  it('up renews a certificate within 30 days of expiry at start', async () => {
+    const m1 = pkiInventory(dir).certs.find((c) => c.name === 'etcd-server-m1')!;
+    const etcdCa = { cert: readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8'), key: readFileSync(join(dir, 'pki', 'ca.key'), 'utf8') };
+    writePair(m1.pair, await issueLeaf(etcdCa, leafRequestOf(readFileSync(m1.pair.cert, 'utf8')), { days: 20 }));
+    const short = fileSerial(m1.pair.cert);
+    run = await startUp();
+    expect(run.output()).toContain('pilothouse: renewed certificates expiring within 30 days: etcd-server-m1\n');
+    const renewed = fileSerial(m1.pair.cert);
+    expect(renewed).not.toBe(short);
+    expect(await servedSerial(MEMBER_PORTS[0]!)).toBe(renewed);
+    expect(cli(['certs', 'check-expiration', '--data-dir', dir]).stdout).toMatch(/^etcd-server-m1 +\w{3} \d\d, \d{4} \d\d:\d\d UTC {3}364d /m);
+    await stopUp(run);
+  }, 200_000);
 });
 
 describe("Debian's etcd with the in-process PKI", () => {
