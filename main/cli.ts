@@ -23,6 +23,7 @@ type Register = (program: Command, setExitCode: SetExitCode, cliPath: string) =>
 const SUBCOMMANDS: Record<string, () => Promise<Register>> = {
   up: async () => (await import('./common/cli/upCommand')).registerUpCommand,
   snapshot: async () => (await import('./common/cli/snapshotCommand')).registerSnapshotCommand,
+  certs: async () => (await import('./common/cli/certsCommand')).registerCertsCommand,
   apiserver: async () => (await import('./common/cli/apiserverCommand')).registerApiServerCommand,
   controllers: async () => (await import('./common/cli/controllersCommand')).registerControllersCommand,
   'example-webhook': async () => (await import('./common/cli/exampleWebhookCommand')).registerExampleWebhookCommand,

@@ -17,11 +17,12 @@
 // ("--initial-cluster-state new" included) and etcd, like Pilothouse, ignores
 // the initial-cluster flags once a member has a WAL.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemberProcess, STOP_GRACE_MS, type Program } from './memberProcess';
 import { waitForLinearizableReads, type ProbeTls } from './etcdReadProbe';
-import { clusterPkiPaths, ensureClusterPki, type ClusterPki } from '../common/pki/clusterPki';
+import { clusterPkiPaths, ensureClusterPki, privateDir, writeWhole, type ClusterPki } from '../common/pki/clusterPki';
+import { renewExpiring, RENEW_WITHIN_DAYS } from '../common/pki/renewal';
 
 export interface LocalClusterOptions {
   dataDir: string;
@@ -157,12 +158,18 @@ export class LocalCluster {
     return m;
   }
 
-  /** Starts every member that is not running and writes DIR/etcdctl.env. */
-  start(): void {
-    mkdirSync(this.opts.dataDir, { recursive: true });
-    const pki = this.pki && ensureClusterPki(this.pki.dir, this.layout.map((m) => m.name));
-    writeFileSync(this.envFile, etcdctlEnv(this.layout, pki));
+  /**
+   * Starts every member that is not running and writes DIR/etcdctl.env;
+   * with TLS, first makes what is missing of the PKI and renews certificates
+   * that expire within RENEW_WITHIN_DAYS (resolves with their names).
+   */
+  async start(): Promise<string[]> {
+    privateDir(this.opts.dataDir);
+    const pki = this.pki && (await ensureClusterPki(this.pki.dir, this.layout.map((m) => m.name)));
+    const renewed = pki ? await renewExpiring(this.opts.dataDir, RENEW_WITHIN_DAYS) : [];
+    writeWhole(this.envFile, etcdctlEnv(this.layout, pki), 0o600);
     for (const m of this.members.values()) if (!m.running) m.start();
+    return renewed;
   }
 
   /** Resolves true once every member answers a linearizable read. */

@@ -10,7 +10,7 @@
 // one that restores.
 
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventSink, SnapshotInfo, SnapshotProgress } from '../../preload/contract';
 import { hasHashTrailer } from '../etcd/snapshot/format';
@@ -72,7 +72,9 @@ export class SnapshotStore {
     const name = snapshotFileName(new Date());
     const final = join(this.o.dir, name);
     const part = `${final}.part`;
-    const fd = openSync(part, 'w');
+    // A snapshot holds every key, Secrets included: owner-only, as etcd writes its files.
+    const fd = openSync(part, 'w', 0o600);
+    fchmodSync(fd, 0o600);
     const counter = new SnapshotProgressCounter();
     const call = src.client.snapshot();
     const job: Job = { cancelled: false, cancel: () => call.cancel() };

@@ -16,10 +16,11 @@
 // The supervisor only starts, stops and watches processes; what the members
 // say about themselves (leader, terms, health) is memberHealth.ts's business.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ComponentStatus, EventSink, StartupStep } from '../../preload/contract';
-import { ensureClusterPki } from '../common/pki/clusterPki';
+import { ensureClusterPki, privateDir, writeWhole } from '../common/pki/clusterPki';
+import { renewExpiring, RENEW_WITHIN_DAYS } from '../common/pki/renewal';
 import { apiServerFlags, apiServerLayout, apiServerProgram, probeReadyz, writeKubeconfig, type ApiServerLayout } from '../common/cli/apiserverLayout';
 import type { ClientPem } from '../common/tlsChannel';
 import { controllersLayout, controllersProgram, selfProgram } from '../common/cli/upCommand';
@@ -174,9 +175,9 @@ export class Supervisor {
   }
 
   /** The API server process, created once its PKI exists. */
-  private setUpApiServer(): void {
+  private async setUpApiServer(): Promise<void> {
     if (this.o.apiserver === false || this.apiserver) return;
-    const layout = apiServerLayout(this.o.dataDir, this.o.portBase, this.layout.length, pkiFor(this.clusterOpts, this.layout));
+    const layout = await apiServerLayout(this.o.dataDir, this.o.portBase, this.layout.length, pkiFor(this.clusterOpts, this.layout));
     writeKubeconfig(layout);
     this.apiLayoutValue = layout;
     this.o.logs.attachFile('apiserver', layout.logFile);
@@ -249,10 +250,11 @@ export class Supervisor {
     const deadline = t0 + timeoutMs;
     this.steps.begin('pki', join(this.o.dataDir, 'pki'));
     try {
-      mkdirSync(this.o.dataDir, { recursive: true });
-      const pki = ensureClusterPki(pkiFor(this.clusterOpts, this.layout).dir, this.layout.map((m) => m.name));
-      writeFileSync(this.envFile, etcdctlEnv(this.layout, pki));
-      this.setUpApiServer();
+      privateDir(this.o.dataDir);
+      const pki = await ensureClusterPki(pkiFor(this.clusterOpts, this.layout).dir, this.layout.map((m) => m.name));
+      await renewExpiring(this.o.dataDir, RENEW_WITHIN_DAYS);
+      writeWhole(this.envFile, etcdctlEnv(this.layout, pki), 0o600);
+      await this.setUpApiServer();
       this.steps.done('pki', this.apiLayoutValue ? `${pki.dir}, kubeconfig ${this.apiLayoutValue.kubeconfig}` : pki.dir);
     } catch (err) {
       this.steps.fail('pki', (err as Error).message);

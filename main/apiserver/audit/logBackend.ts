@@ -14,7 +14,7 @@
 // close() and flush() write out what is pending. A line larger than the
 // file limit, or lines that fail to write (a full disk), are dropped and counted.
 
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 
 export interface LogBackendOptions {
@@ -164,6 +164,8 @@ class RotatingFile implements AuditLogWriter {
     try {
       mkdirSync(dirname(this.opts.path), { recursive: true });
       this.fd = openSync(this.opts.path, 'a', 0o600);
+      // Owner-only also when the file existed with wider modes: events name users and objects.
+      fchmodSync(this.fd, 0o600);
       this.size = fstatSync(this.fd).size;
       return true;
     } catch (err) {

@@ -5,12 +5,12 @@
 // with the admin client certificate). `pilothouse up` and the console's
 // supervisor both start it this way.
 
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import type { MemberLayout } from '../../console/localCluster';
 import type { Program } from '../../console/memberProcess';
-import type { ClusterPki } from '../pki/clusterPki';
+import { writeWhole, type ClusterPki } from '../pki/clusterPki';
 import { ensureKubePki, type KubePki } from '../pki/kubePki';
 
 export interface ApiServerLayout {
@@ -28,9 +28,9 @@ export interface ApiServerLayout {
 }
 
 /** The API server's place in a cluster laid out from portBase with `members` members. */
-export function apiServerLayout(dataDir: string, portBase: number, members: number, etcdPki: ClusterPki, host = '127.0.0.1'): ApiServerLayout {
+export async function apiServerLayout(dataDir: string, portBase: number, members: number, etcdPki: ClusterPki, host = '127.0.0.1'): Promise<ApiServerLayout> {
   const port = portBase + 2 * members;
-  const pki = ensureKubePki(etcdPki);
+  const pki = await ensureKubePki(etcdPki);
   const auditPolicyFile = join(dataDir, 'audit-policy.yaml');
   if (!existsSync(auditPolicyFile)) writeFileSync(auditPolicyFile, DEFAULT_AUDIT_POLICY);
   return {
@@ -145,9 +145,7 @@ export function kubeconfigYaml(layout: ApiServerLayout, clusterName = 'pilothous
 }
 
 export function writeKubeconfig(layout: ApiServerLayout): string {
-  const tmp = `${layout.kubeconfig}.tmp`;
-  writeFileSync(tmp, kubeconfigYaml(layout), { mode: 0o600 });
-  renameSync(tmp, layout.kubeconfig);
+  writeWhole(layout.kubeconfig, kubeconfigYaml(layout), 0o600);
   return layout.kubeconfig;
 }
 

@@ -114,7 +114,7 @@ export function controllerOptions(f: ControllersFlags): ControllerOptions {
 }
 
 /** Where each identity's kubeconfig is: per component with --data-dir, else --kubeconfig for all. */
-export function kubeconfigPaths(f: ControllersFlags, nodeNames: string[]): { admin: string; scheduler: string; controllerManager: string; kubelet(node: string): string } {
+export async function kubeconfigPaths(f: ControllersFlags, nodeNames: string[]): Promise<{ admin: string; scheduler: string; controllerManager: string; kubelet(node: string): string }> {
   const admin = f.kubeconfig ?? (f.dataDir ? join(f.dataDir, 'kubeconfig') : undefined);
   if (!admin) throw new InvalidArgumentError('--kubeconfig or --data-dir is required');
   if (!f.dataDir) return { admin, scheduler: admin, controllerManager: admin, kubelet: () => admin };
@@ -123,7 +123,7 @@ export function kubeconfigPaths(f: ControllersFlags, nodeNames: string[]): { adm
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new InvalidArgumentError(`${admin}: no current cluster`);
   const kube = kubePkiPaths(clusterPkiPaths(join(f.dataDir, 'pki'), []));
-  const ids = ensureComponentPki(kube, f.dataDir, server, nodeNames);
+  const ids = await ensureComponentPki(kube, f.dataDir, server, nodeNames);
   return {
     admin,
     scheduler: ids.scheduler.kubeconfig,
@@ -148,7 +148,7 @@ export async function runControllersCommand(f: ControllersFlags): Promise<number
   }
   const options = controllerOptions(f);
   const nodeNames = Array.from({ length: options.nodes }, (_, i) => `${options.nodeNamePrefix}${i + 1}`);
-  const paths = kubeconfigPaths(f, nodeNames);
+  const paths = await kubeconfigPaths(f, nodeNames);
   const nodeClientCache = new Map<string, Promise<KubeClients>>();
   const deps: ProgramDeps = {
     clients: (identity) =>

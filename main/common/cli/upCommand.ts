@@ -77,7 +77,8 @@ export async function runUpCommand(opts: UpOptions, program: Program, apiServer?
     process.once('SIGINT', () => res('SIGINT'));
   });
 
-  cluster.start();
+  const renewed = await cluster.start();
+  if (renewed.length > 0) process.stdout.write(`pilothouse: renewed certificates expiring within 30 days: ${renewed.join(', ')}\n`);
   const names = cluster.layout.map((m) => `${m.name} pid ${cluster.member(m.name).pid}`).join(', ');
   process.stdout.write(`pilothouse: starting ${cluster.layout.length} members (${names}); logs in ${resolve(opts.dataDir, 'logs')}\n`);
 
@@ -99,7 +100,7 @@ export async function runUpCommand(opts: UpOptions, program: Program, apiServer?
   );
 
   if (apiServer) {
-    const layout = apiServerLayout(resolve(opts.dataDir), opts.portBase, opts.members, cluster.pki!);
+    const layout = await apiServerLayout(resolve(opts.dataDir), opts.portBase, opts.members, cluster.pki!);
     apiProcess = new MemberProcess('apiserver', apiServer, apiServerFlags(layout, cluster.layout), layout.logFile);
     apiProcess.start();
     const proc = apiProcess;

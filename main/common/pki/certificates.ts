@@ -1,26 +1,31 @@
-// Issuing X.509 certificates for a local cluster's PKI.
-//
-// Node's crypto makes the keys (ECDSA P-256, PKCS#8 PEM) but cannot build
-// certificates, and no X.509 library is among our dependencies, so the
-// certificates are signed by the system's `openssl` binary (OpenSSL 3),
-// run with argument arrays (no shell) and a small config file of our own,
-// so the system openssl.cnf adds nothing. Profiles follow kubeadm's etcd PKI:
+// Issuing X.509 certificates for a local cluster's PKI, in-process: keys
+// from node:crypto (ECDSA P-256, written as PKCS#8 PEM, which Go's
+// tls.X509KeyPair — etcd, kubectl — Node TLS and openssl all read) and
+// certificates built and signed by @peculiar/x509 over WebCrypto, so no
+// external program runs and nothing blocks the event loop. Profiles follow
+// kubeadm's PKI:
 //   CA:     CA:TRUE, keyCertSign + cRLSign + digitalSignature, 10 years
 //   server: digitalSignature + keyEncipherment, serverAuth + clientAuth, SANs
 //   peer:   same as server (members are both ends of a peer connection)
 //   client: digitalSignature + keyEncipherment, clientAuth, no SANs
-// Leaf certificates are valid for one year, as kubeadm's.
+// Leaf certificates are valid for one year, as kubeadm's, and renewed by
+// renewal.ts.
 
-import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { createPrivateKey, createPublicKey, generateKeyPair, randomBytes, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
-import { join } from 'node:path';
+import { promisify } from 'node:util';
 
-export const OPENSSL = '/usr/bin/openssl';
-const CA_DAYS = 3650;
-const LEAF_DAYS = 365;
+x509.cryptoProvider.set(webcrypto as ReturnType<typeof x509.cryptoProvider.get>);
+
+export const CA_DAYS = 3650;
+export const LEAF_DAYS = 365;
+const DAY_MS = 86_400_000;
+/** notBefore is set this far back, so a client whose clock is a little behind still accepts a new certificate. */
+const BACKDATE_MS = 5 * 60_000;
+const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
 
 export interface KeyAndCert {
   /** PKCS#8 PEM. */
@@ -40,98 +45,120 @@ export interface LeafRequest {
   organizations?: string[];
 }
 
-export function newEcdsaKey(): string {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+/** When a certificate starts and how long it lasts; tests pass a clock and short lifetimes. */
+export interface Validity {
+  now?: Date;
+  days?: number;
+}
+
+export async function newEcdsaKey(): Promise<string> {
+  const { privateKey } = await promisify(generateKeyPair)('ec', { namedCurve: 'prime256v1' });
   return privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
 }
 
-export function issueCa(commonName: string): KeyAndCert {
-  const key = newEcdsaKey();
-  const cert = withWorkDir((dir) => {
-    const keyFile = write(dir, 'ca.key', key);
-    const config = write(dir, 'ca.cnf', opensslConfig(commonName, [
-      'basicConstraints = critical, CA:TRUE',
-      'keyUsage = critical, digitalSignature, keyEncipherment, keyCertSign, cRLSign',
-      'subjectKeyIdentifier = hash',
-    ]));
-    return openssl(['req', '-x509', '-new', '-config', config, '-extensions', 'ext', '-key', keyFile, '-sha256', '-days', String(CA_DAYS), '-set_serial', serial()]);
+export async function issueCa(commonName: string, validity: Validity = {}): Promise<KeyAndCert> {
+  const key = await newEcdsaKey();
+  const { privateKey, publicKey } = await cryptoKeys(key);
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: subject(commonName),
+    ...period(validity, CA_DAYS),
+    signingAlgorithm: SIGNING,
+    keys: { privateKey, publicKey },
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+        true,
+      ),
+      await x509.SubjectKeyIdentifierExtension.create(publicKey),
+    ],
   });
-  return { key, cert };
+  return { key, cert: cert.toString('pem') + '\n' };
 }
 
-export function issueLeaf(ca: KeyAndCert, req: LeafRequest): KeyAndCert {
-  const key = newEcdsaKey();
+export async function issueLeaf(ca: KeyAndCert, req: LeafRequest, validity: Validity = {}): Promise<KeyAndCert> {
+  const key = await newEcdsaKey();
+  const { publicKey } = await cryptoKeys(key);
+  const caCert = new x509.X509Certificate(ca.cert);
+  const caKey = (await cryptoKeys(ca.key)).privateKey;
   const hosts = req.profile === 'client' ? [] : (req.hosts ?? []);
-  const ext = [
-    'basicConstraints = critical, CA:FALSE',
-    'keyUsage = critical, digitalSignature, keyEncipherment',
-    `extendedKeyUsage = ${req.profile === 'client' ? 'clientAuth' : 'serverAuth, clientAuth'}`,
-    'subjectKeyIdentifier = hash',
-    'authorityKeyIdentifier = keyid:always',
+  const extensions: x509.Extension[] = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+    new x509.ExtendedKeyUsageExtension(
+      req.profile === 'client' ? [x509.ExtendedKeyUsage.clientAuth] : [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth],
+    ),
+    await x509.SubjectKeyIdentifierExtension.create(publicKey),
+    await authorityKeyId(caCert),
   ];
-  if (hosts.length > 0) ext.push(`subjectAltName = ${hosts.map((h) => (isIP(h) ? `IP:${h}` : `DNS:${h}`)).join(', ')}`);
-  const cert = withWorkDir((dir) => {
-    const config = write(dir, 'leaf.cnf', opensslConfig(req.commonName, ext, req.organizations));
-    const keyFile = write(dir, 'leaf.key', key);
-    const caKey = write(dir, 'ca.key', ca.key);
-    const caCert = write(dir, 'ca.crt', ca.cert);
-    const csr = write(dir, 'leaf.csr', openssl(['req', '-new', '-config', config, '-key', keyFile]));
-    return openssl([
-      'x509', '-req', '-in', csr, '-CA', caCert, '-CAkey', caKey, '-set_serial', serial(),
-      '-days', String(LEAF_DAYS), '-sha256', '-extfile', config, '-extensions', 'ext',
-    ]);
+  if (hosts.length > 0) {
+    extensions.push(new x509.SubjectAlternativeNameExtension(hosts.map((h) => (isIP(h) ? { type: 'ip', value: h } : { type: 'dns', value: h }))));
+  }
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: subject(req.commonName, req.organizations),
+    // The issuer is the CA's subject as encoded in its certificate, so chains match byte for byte.
+    issuer: caCert.subjectName,
+    ...period(validity, LEAF_DAYS),
+    signingAlgorithm: SIGNING,
+    publicKey,
+    signingKey: caKey,
+    extensions,
   });
-  return { key, cert };
+  return { key, cert: cert.toString('pem') + '\n' };
 }
 
-/** A config with only what we ask for: the subject's CN and one extension section. */
-function opensslConfig(commonName: string, extensions: string[], organizations: string[] = []): string {
-  for (const name of [commonName, ...organizations]) {
-    if (!/^[\w.@:-]+$/.test(name)) throw new Error(`unsupported certificate subject name ${JSON.stringify(name)}`);
-  }
-  return [
-    '[req]',
-    'prompt = no',
-    'distinguished_name = dn',
-    'utf8 = yes',
-    '[dn]',
-    ...organizations.map((o, i) => `${i}.O = ${o}`),
-    `CN = ${commonName}`,
-    '[ext]',
-    ...extensions,
-    '',
-  ].join('\n');
+/** The request a certificate was issued for (profile, names, groups): what a renewal issues again. */
+export function leafRequestOf(certPem: string): LeafRequest {
+  const parsed = new x509.X509Certificate(certPem);
+  const serverAuth = parsed.getExtension(x509.ExtendedKeyUsageExtension)?.usages.includes(x509.ExtendedKeyUsage.serverAuth) ?? false;
+  const subjectName = parsed.subjectName;
+  const sans = parsed.getExtension(x509.SubjectAlternativeNameExtension)?.names.toJSON() ?? [];
+  const hosts = sans.filter((n) => n.type === 'dns' || n.type === 'ip').map((n) => n.value);
+  const organizations = subjectName.getField('O');
+  return {
+    profile: serverAuth ? 'server' : 'client',
+    commonName: subjectName.getField('CN')[0] ?? '',
+    hosts: serverAuth ? hosts : undefined,
+    organizations: organizations.length > 0 ? organizations : undefined,
+  };
 }
 
-function openssl(args: string[]): string {
-  try {
-    return execFileSync(OPENSSL, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
-  } catch (err) {
-    const stderr = (err as { stderr?: string }).stderr ?? '';
-    throw new Error(`openssl ${args[0]} failed: ${stderr.trim() || (err as Error).message}`);
-  }
+/** The CA's own key identifier (from its SKI, whoever made it), else one derived from its key. */
+async function authorityKeyId(caCert: x509.X509Certificate): Promise<x509.AuthorityKeyIdentifierExtension> {
+  const ski = caCert.getExtension(x509.SubjectKeyIdentifierExtension);
+  if (ski) return new x509.AuthorityKeyIdentifierExtension(ski.keyId);
+  return x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey);
 }
 
-/** Random positive 128-bit serial (RFC 5280: at most 20 octets, positive). */
+/** WebCrypto keys from a PEM private key of any encoding node reads (PKCS#8, SEC1). */
+async function cryptoKeys(pem: string): Promise<{ privateKey: webcrypto.CryptoKey; publicKey: webcrypto.CryptoKey }> {
+  const key = createPrivateKey(pem);
+  const subtle = webcrypto.subtle;
+  const privateKey = await subtle.importKey('pkcs8', key.export({ type: 'pkcs8', format: 'der' }), EC_P256, false, ['sign']);
+  const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
+  const publicKey = await subtle.importKey('spki', spki, EC_P256, true, ['verify']);
+  return { privateKey, publicKey };
+}
+
+/** Subject RDNs in the order kubeadm writes them: O values, then CN. */
+function subject(commonName: string, organizations: string[] = []): x509.JsonName {
+  return [...organizations.map((o) => ({ O: [o] })), { CN: [commonName] }];
+}
+
+function period(v: Validity, defaultDays: number): { notBefore: Date; notAfter: Date } {
+  const now = (v.now ?? new Date()).getTime();
+  return { notBefore: new Date(now - BACKDATE_MS), notAfter: new Date(now + (v.days ?? defaultDays) * DAY_MS) };
+}
+
+/**
+ * Random positive 128-bit serial as hex (RFC 5280: at most 20 octets,
+ * positive). The first octet is 0x01–0x7f: its high bit clear keeps the
+ * INTEGER positive, and non-zero keeps its DER minimal (Go refuses others).
+ */
 function serial(): string {
   const b = randomBytes(16);
-  b[0] = b[0]! & 0x7f;
-  return `0x${b.toString('hex')}`;
+  b[0] = (b[0]! & 0x7f) | 0x01;
+  return b.toString('hex');
 }
-
-/** Keys pass through a private temp dir (0700) removed afterwards. */
-function withWorkDir<T>(f: (dir: string) => T): T {
-  const dir = mkdtempSync(join(tmpdir(), 'pilothouse-pki-'));
-  try {
-    return f(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function write(dir: string, name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text, { mode: 0o600 });
-  return path;
-}
-

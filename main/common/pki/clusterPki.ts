@@ -10,7 +10,7 @@
 // Nothing that exists is regenerated, so a resumed cluster keeps its PKI and
 // etcdctl.env stays valid; delete DIR to start over. Keys are written 0600.
 
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { issueCa, issueLeaf, type KeyAndCert, type LeafRequest } from './certificates';
 
@@ -42,34 +42,48 @@ export function clusterPkiPaths(dir: string, memberNames: string[]): ClusterPki 
 }
 
 /** Creates whatever files of the PKI are missing and returns the paths. */
-export function ensureClusterPki(dir: string, memberNames: string[]): ClusterPki {
+export async function ensureClusterPki(dir: string, memberNames: string[]): Promise<ClusterPki> {
   const pki = clusterPkiPaths(dir, memberNames);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const ca = ensurePair(pki.ca, () => issueCa(CA_COMMON_NAME));
+  privateDir(dir);
+  const ca = await ensurePair(pki.ca, () => issueCa(CA_COMMON_NAME));
   const leaf = (paths: CertPaths, req: LeafRequest) => ensurePair(paths, () => issueLeaf(ca, req));
-  leaf(pki.client, { profile: 'client', commonName: CLIENT_COMMON_NAME });
+  await leaf(pki.client, { profile: 'client', commonName: CLIENT_COMMON_NAME });
   for (const [name, m] of pki.members) {
-    mkdirSync(join(dir, name), { recursive: true, mode: 0o700 });
+    privateDir(join(dir, name));
     const hosts = [...LOCAL_HOSTS, name];
-    leaf(m.server, { profile: 'server', commonName: name, hosts });
-    leaf(m.peer, { profile: 'peer', commonName: name, hosts });
+    await leaf(m.server, { profile: 'server', commonName: name, hosts });
+    await leaf(m.peer, { profile: 'peer', commonName: name, hosts });
   }
   return pki;
 }
 
 /** The existing pair, or a new one written key first; each file appears whole (temp file + rename). */
-export function ensurePair(paths: CertPaths, issue: () => KeyAndCert): KeyAndCert {
+export async function ensurePair(paths: CertPaths, issue: () => Promise<KeyAndCert>): Promise<KeyAndCert> {
   if (existsSync(paths.cert) && existsSync(paths.key)) {
+    chmodSync(paths.key, 0o600);
     return { cert: readFileSync(paths.cert, 'utf8'), key: readFileSync(paths.key, 'utf8') };
   }
-  const pair = issue();
-  writeWhole(paths.key, pair.key, 0o600);
-  writeWhole(paths.cert, pair.cert, 0o644);
+  const pair = await issue();
+  writePair(paths, pair);
   return pair;
 }
 
-function writeWhole(path: string, text: string, mode: number): void {
+/** Writes a pair in place, key first (0600; a key file that existed with wider modes is narrowed). */
+export function writePair(paths: CertPaths, pair: KeyAndCert): void {
+  writeWhole(paths.key, pair.key, 0o600);
+  writeWhole(paths.cert, pair.cert, 0o644);
+}
+
+/** A file replaced whole (temp file + rename), with exactly this mode whatever the umask. */
+export function writeWhole(path: string, text: string, mode: number): void {
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, text, { mode });
+  chmodSync(tmp, mode);
   renameSync(tmp, path);
+}
+
+/** A directory only its owner may enter (0700, also when it existed with wider modes). */
+export function privateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
 }

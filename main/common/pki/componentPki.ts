@@ -12,10 +12,10 @@
 // file alone is a working identity. Nothing that exists is regenerated,
 // except that a kubeconfig is rewritten when the server URL changed.
 
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { issueLeaf } from './certificates';
-import { ensurePair, type CertPaths } from './clusterPki';
+import { ensurePair, writeWhole, type CertPaths } from './clusterPki';
 import type { KubePki } from './kubePki';
 
 export interface ComponentIdentity {
@@ -48,19 +48,17 @@ export function componentIdentities(kube: KubePki, dataDir: string, nodeNames: s
 }
 
 /** Issues what is missing and writes the kubeconfigs for server (https://127.0.0.1:port). */
-export function ensureComponentPki(kube: KubePki, dataDir: string, server: string, nodeNames: string[]): ComponentKubeconfigs {
+export async function ensureComponentPki(kube: KubePki, dataDir: string, server: string, nodeNames: string[]): Promise<ComponentKubeconfigs> {
   const ids = componentIdentities(kube, dataDir, nodeNames);
-  const ca = ensurePair(kube.ca, () => {
+  const ca = await ensurePair(kube.ca, () => {
     throw new Error(`Kubernetes CA missing at ${kube.ca.cert}`);
   });
   const all = [ids.scheduler, ids.controllerManager, ...Object.values(ids.kubelets)];
   for (const c of all) {
-    const kc = ensurePair(c.pair, () => issueLeaf(ca, { profile: 'client', commonName: c.user, organizations: c.groups.length ? c.groups : undefined }));
+    const kc = await ensurePair(c.pair, () => issueLeaf(ca, { profile: 'client', commonName: c.user, organizations: c.groups.length ? c.groups : undefined }));
     const text = componentKubeconfig(server, ca.cert, c.user, kc.cert, kc.key);
-    if (!existsSync(c.kubeconfig) || readFileSync(c.kubeconfig, 'utf8') !== text) {
-      writeFileSync(`${c.kubeconfig}.tmp`, text, { mode: 0o600 });
-      renameSync(`${c.kubeconfig}.tmp`, c.kubeconfig);
-    }
+    if (!existsSync(c.kubeconfig) || readFileSync(c.kubeconfig, 'utf8') !== text) writeWhole(c.kubeconfig, text, 0o600);
+    else chmodSync(c.kubeconfig, 0o600);
   }
   return ids;
 }

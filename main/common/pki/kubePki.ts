@@ -14,11 +14,12 @@
 //
 // As with the etcd PKI, nothing that exists is regenerated.
 
-import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { generateKeyPair } from 'node:crypto';
+import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { issueCa, issueLeaf } from './certificates';
-import { ensurePair, type CertPaths, type ClusterPki } from './clusterPki';
+import { ensurePair, privateDir, writeWhole, type CertPaths, type ClusterPki } from './clusterPki';
 
 export interface KubePki {
   dir: string;
@@ -59,32 +60,33 @@ export function kubePkiPaths(etcdPki: ClusterPki): KubePki {
 }
 
 /** Creates whatever is missing; the etcd PKI must exist already (its CA signs the etcd client cert). */
-export function ensureKubePki(etcdPki: ClusterPki): KubePki {
+export async function ensureKubePki(etcdPki: ClusterPki): Promise<KubePki> {
   const pki = kubePkiPaths(etcdPki);
-  mkdirSync(pki.dir, { recursive: true, mode: 0o700 });
-  const kubeCa = ensurePair(pki.ca, () => issueCa(KUBE_CA_COMMON_NAME));
-  const etcdCa = ensurePair(etcdPki.ca, () => {
+  privateDir(pki.dir);
+  const kubeCa = await ensurePair(pki.ca, () => issueCa(KUBE_CA_COMMON_NAME));
+  const etcdCa = await ensurePair(etcdPki.ca, () => {
     throw new Error(`etcd CA missing at ${etcdPki.ca.cert}`);
   });
-  ensurePair(pki.apiserver, () => issueLeaf(kubeCa, { profile: 'server', commonName: 'kube-apiserver', hosts: APISERVER_HOSTS }));
-  ensurePair(pki.admin, () => issueLeaf(kubeCa, { profile: 'client', commonName: 'admin', organizations: ['system:masters'] }));
-  ensurePair(pki.apiserverEtcdClient, () =>
+  await ensurePair(pki.apiserver, () => issueLeaf(kubeCa, { profile: 'server', commonName: 'kube-apiserver', hosts: APISERVER_HOSTS }));
+  await ensurePair(pki.admin, () => issueLeaf(kubeCa, { profile: 'client', commonName: 'admin', organizations: ['system:masters'] }));
+  await ensurePair(pki.apiserverEtcdClient, () =>
     issueLeaf(etcdCa, { profile: 'client', commonName: 'kube-apiserver-etcd-client', organizations: ['system:masters'] }),
   );
-  ensureServiceAccountKeys(pki.serviceAccount);
+  await ensureServiceAccountKeys(pki.serviceAccount);
   return pki;
 }
 
 /** The signing pair, written once (private key 0600, both renamed into place so a reader never sees half a file). */
-function ensureServiceAccountKeys(paths: { key: string; pub: string }): void {
-  if (existsSync(paths.key) && existsSync(paths.pub)) return;
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+async function ensureServiceAccountKeys(paths: { key: string; pub: string }): Promise<void> {
+  if (existsSync(paths.key) && existsSync(paths.pub)) {
+    chmodSync(paths.key, 0o600);
+    return;
+  }
+  const { privateKey, publicKey } = await promisify(generateKeyPair)('rsa', {
     modulusLength: 2048,
     privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
     publicKeyEncoding: { type: 'spki', format: 'pem' },
   });
-  for (const [path, data, mode] of [[paths.key, privateKey, 0o600], [paths.pub, publicKey, 0o644]] as const) {
-    writeFileSync(`${path}.tmp`, data, { mode });
-    renameSync(`${path}.tmp`, path);
-  }
+  writeWhole(paths.key, privateKey, 0o600);
+  writeWhole(paths.pub, publicKey, 0o644);
 }

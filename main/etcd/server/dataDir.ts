@@ -9,6 +9,7 @@
 // - no WAL and --initial-cluster-state existing: a member added at runtime
 //   joins (joinCluster.ts): ids from the cluster, no bootstrap entries.
 
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryStorage } from '../raft/memoryStorage';
 import type { Peer } from '../raft/config';
@@ -42,6 +43,19 @@ export function snapDir(dataDir: string): string {
   return join(dataDir, 'member', 'snap');
 }
 
+/**
+ * The data dir and its member/ dir, private to the owner (0700, etcd's
+ * fileutil.PrivateDirMode: they hold every key, Secrets included); one that
+ * exists with wider modes is narrowed. wal/ and snap/ are made by their
+ * owners (Wal.create fsyncs member/ when it makes wal/), inside.
+ */
+export function makePrivateDataDir(dataDir: string): void {
+  for (const dir of [dataDir, join(dataDir, 'member')]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  }
+}
+
 export function encodeWalMetadata(id: MemberId, clusterId: bigint): Uint8Array {
   const b = Buffer.alloc(16);
   b.writeBigUInt64BE(id, 0);
@@ -69,6 +83,7 @@ export function initialMembers(config: MemberConfig): { id: MemberId; name: stri
 }
 
 export async function openDataDir(config: MemberConfig, peerTls?: PeerTlsOptions): Promise<OpenedDataDir> {
+  makePrivateDataDir(config.dataDir);
   const wdir = walDir(config.dataDir);
   const snapshotter = new Snapshotter(snapDir(config.dataDir));
   if (Wal.exists(wdir)) return restart(wdir, snapshotter);

@@ -19,7 +19,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeConfChange } from '../raft/confChangeCodec';
 import { ConfChangeType, EntryType, type Entry, type Snapshot } from '../raft/types';
-import { encodeWalMetadata } from '../server/dataDir';
+import { encodeWalMetadata, makePrivateDataDir } from '../server/dataDir';
 import { computeClusterId, computeMemberId } from '../server/ids';
 import { encodeMemberContext, Membership } from '../server/membership';
 import { decodeSnapshotData, encodeSnapshotData } from '../server/snapshotData';
@@ -95,6 +95,7 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoredMember
     metadata: { index, term: 1, confState: { voters: members.map((m) => m.id), learners: [] } },
   };
 
+  makePrivateDataDir(o.dataDir);
   const wal = await Wal.create(join(o.dataDir, 'member', 'wal'), encodeWalMetadata(memberId, clusterId));
   try {
     await wal.save({ term: 1, vote: members[0]!.id, commit: index }, entries, true);

@@ -83,7 +83,7 @@ interface Pod {
  */
 async function startApiServerPatiently(portBase: number): Promise<Api> {
   const tc = await startTestCluster('pilothouse', portBase, 120_000, { tls: true });
-  const layout = apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
+  const layout = await apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
   const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout), layout.logFile);
   procs.push(proc);
   proc.start();

@@ -29,7 +29,7 @@ const PRIVATE = resolve(`test-results/rbac-${process.pid}`);
 // `up` uses) with longer waits.
 const READY_MS = 120_000;
 interface Api {
-  layout: ReturnType<typeof apiServerLayout>;
+  layout: Awaited<ReturnType<typeof apiServerLayout>>;
   tc: Awaited<ReturnType<typeof startTestCluster>>;
   home: string;
   kubectl(args: string[], opts?: { stdin?: string; env?: Record<string, string> }): Promise<CtlResult>;
@@ -42,7 +42,7 @@ let apiProc: MemberProcess | undefined;
 
 async function startApiServer(): Promise<Api> {
   const tc = await startTestCluster('pilothouse', PORT_BASE, READY_MS, { tls: true });
-  const layout = apiServerLayout(tc.dir, PORT_BASE, tc.cluster.layout.length, tc.cluster.pki!);
+  const layout = await apiServerLayout(tc.dir, PORT_BASE, tc.cluster.layout.length, tc.cluster.pki!);
   const proc = new MemberProcess('apiserver', { command: process.execPath, args: [join(PRIVATE, 'out/main/cli.js'), 'apiserver'], env: { ELECTRON_RUN_AS_NODE: '1' } }, apiServerFlags(layout, tc.cluster.layout, ['--authorization-mode=Node,RBAC']), layout.logFile);
   apiProc = proc;
   const home = join(tc.dir, 'home');
@@ -74,9 +74,9 @@ let controllersLog = '';
 const kubeconfigs: Record<string, string> = {};
 
 /** A client certificate signed by the test cluster's kube CA, and a kubeconfig for it. */
-function userKubeconfig(user: string, groups: string[] = []): string {
+async function userKubeconfig(user: string, groups: string[] = []): Promise<string> {
   const ca = { cert: readFileSync(api.layout.pki.ca.cert, 'utf8'), key: readFileSync(api.layout.pki.ca.key, 'utf8') };
-  const pair = issueLeaf(ca, { profile: 'client', commonName: user, organizations: groups.length ? groups : undefined });
+  const pair = await issueLeaf(ca, { profile: 'client', commonName: user, organizations: groups.length ? groups : undefined });
   const file = join(api.home, `${user}.kubeconfig`);
   writeFileSync(file, componentKubeconfig(api.layout.url, ca.cert, user, pair.cert, pair.key), { mode: 0o600 });
   return file;
@@ -103,8 +103,8 @@ beforeAll(async () => {
   if (!existsSync(CLI_JS)) throw new Error('run npm run build first');
   cpSync(resolve(CLI_JS, '../..'), join(PRIVATE, 'out'), { recursive: true });
   api = await startApiServer();
-  kubeconfigs.jane = userKubeconfig('jane');
-  kubeconfigs.bob = userKubeconfig('bob');
+  kubeconfigs.jane = await userKubeconfig('jane');
+  kubeconfigs.bob = await userKubeconfig('bob');
 }, 330_000);
 
 afterAll(async () => {

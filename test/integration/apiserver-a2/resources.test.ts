@@ -33,7 +33,7 @@ interface Api {
 async function startPatient(portBase: number, timeoutMs = 150_000): Promise<Api> {
   const tc = await startTestCluster('pilothouse', portBase, timeoutMs, { tls: true });
   const pki = tc.cluster.pki!;
-  const layout = apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, pki);
+  const layout = await apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, pki);
   const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout), layout.logFile);
   const logTail = (lines = 40) => (existsSync(layout.logFile) ? readFileSync(layout.logFile, 'utf8').split('\n').slice(-lines).join('\n') : '(no log)');
   const home = join(tc.dir, 'home');

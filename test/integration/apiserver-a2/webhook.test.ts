@@ -50,8 +50,8 @@ function startExampleWebhook(cert: string, key: string): Promise<ChildProcess> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'webhook-it-'));
-  const ca = issueCa('example-webhook-ca');
-  const leaf = issueLeaf(ca, { profile: 'server', commonName: 'example-webhook', hosts: ['127.0.0.1'] });
+  const ca = await issueCa('example-webhook-ca');
+  const leaf = await issueLeaf(ca, { profile: 'server', commonName: 'example-webhook', hosts: ['127.0.0.1'] });
   writeFileSync(join(dir, 'tls.crt'), leaf.cert);
   writeFileSync(join(dir, 'tls.key'), leaf.key);
   caBundle = Buffer.from(ca.cert).toString('base64');

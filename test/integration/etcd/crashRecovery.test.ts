@@ -49,7 +49,7 @@ describe(`kill -9 of every member during writes (${TARGET})`, () => {
     await Promise.race([Promise.all(writers), new Promise((r) => setTimeout(r, 5_000))]);
     expect(acked.size, 'the stream acknowledged writes before the crash').toBeGreaterThan(20);
 
-    tc.cluster.start();
+    await tc.cluster.start();
     const ready = await tc.cluster.waitReady(20_000);
     expect(ready.ok, [...ready.lastErrors.values()].join('; ')).toBe(true);
 

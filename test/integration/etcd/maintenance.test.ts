@@ -138,7 +138,7 @@ describe(`maintenance (${TARGET})`, () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`Error: data-dir "${restored.layout[0]!.dataDir}" exists`);
 
-    restored.start();
+    await restored.start();
     const ready = await restored.waitReady(20_000);
     expect(ready.ok, memberLogTails(restored)).toBe(true);
     const got = await etcdctl(['get', 'snap/', '--prefix', '--keys-only'], { endpoints: restored.endpoints });
@@ -217,7 +217,7 @@ describe(`NOSPACE alarm (${TARGET})`, () => {
       clusterToken: 'it-quota',
       extraFlags: ['--quota-backend-bytes', '300000'],
     });
-    cluster.start();
+    await cluster.start();
     const ready = await cluster.waitReady(20_000);
     expect(ready.ok, memberLogTails(cluster)).toBe(true);
     endpoints = cluster.endpoints;

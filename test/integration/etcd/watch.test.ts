@@ -251,7 +251,7 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
       clusterToken: `it-${SINGLE_PORT_BASE}`,
       extraFlags: ['--experimental-watch-progress-notify-interval=1s', '--max-request-bytes=2048'],
     });
-    cluster.start();
+    await cluster.start();
     const ready = await cluster.waitReady(20_000);
     if (!ready.ok) throw new Error(`single member not ready: ${[...ready.lastErrors.values()].join('; ')}`);
     const pkg = loadPackageDefinition(etcdPackageDefinition()) as any;

@@ -64,7 +64,7 @@ function withTestAdmission(extraFlags: string[]): string[] {
 
 export async function startTestApiServer(portBase: number, extraFlags: string[] = []): Promise<TestApiServer> {
   const tc = await startTestCluster('pilothouse', portBase, 90_000, { tls: true });
-  const layout = apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
+  const layout = await apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
   const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout, withTestAdmission(extraFlags)), layout.logFile);
   live.push(proc);
   const home = join(tc.dir, 'home');

@@ -87,7 +87,7 @@ export async function startTestCluster(
   const dir = mkdtempSync(join(tmpdir(), `pilothouse-it-${impl}-`));
   const cluster = new LocalCluster({ dataDir: dir, portBase, program: programFor(impl), clusterToken: `it-${portBase}`, ...more });
   live.push({ cluster, dir });
-  cluster.start();
+  await cluster.start();
   if (readyTimeoutMs === 0) return { impl, cluster, dir, endpoints: cluster.endpoints };
   const ready = await cluster.waitReady(readyTimeoutMs);
   if (!ready.ok) {

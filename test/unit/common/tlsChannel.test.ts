@@ -17,7 +17,7 @@ const ECHO: ServiceDefinition = {
   },
 };
 
-const ca = issueCa('tlsChannel-test-ca');
+const ca = await issueCa('tlsChannel-test-ca');
 const servers: Server[] = [];
 
 async function serve(leaf: KeyAndCert): Promise<number> {
@@ -39,8 +39,9 @@ function echo(port: number): Promise<string> {
   });
 }
 
+const client = await issueLeaf(ca, { profile: 'client', commonName: 'root' });
+
 function tlsClient(port: number): Client {
-  const client = issueLeaf(ca, { profile: 'client', commonName: 'root' });
   const ch = tlsChannel('127.0.0.1', Buffer.from(ca.cert), Buffer.from(client.key), Buffer.from(client.cert));
   return new Client(`127.0.0.1:${port}`, ch.credentials, ch.options);
 }
@@ -55,7 +56,7 @@ describe('tlsChannel', () => {
     const onWarning = (w: Error & { code?: string }) => warnings.push(w.code ?? w.message);
     process.on('warning', onWarning);
     try {
-      const port = await serve(issueLeaf(ca, { profile: 'server', commonName: 'ip-only', hosts: ['127.0.0.1'] }));
+      const port = await serve(await issueLeaf(ca, { profile: 'server', commonName: 'ip-only', hosts: ['127.0.0.1'] }));
       expect(await echo(port)).toBe('ping');
     } finally {
       process.off('warning', onWarning);
@@ -64,7 +65,7 @@ describe('tlsChannel', () => {
   });
 
   it('refuses a certificate that names only "localhost" when the target is an IP', async () => {
-    const port = await serve(issueLeaf(ca, { profile: 'server', commonName: 'name-only', hosts: ['localhost'] }));
+    const port = await serve(await issueLeaf(ca, { profile: 'server', commonName: 'name-only', hosts: ['localhost'] }));
     await expect(echo(port)).rejects.toMatchObject({ code: 14 });
   });
 

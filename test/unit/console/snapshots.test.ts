@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -52,6 +52,7 @@ describe('snapshot store', () => {
     expect(final).toMatchObject({ jobId, state: 'done', bytes: body.length + 32, totalBytes: body.length + 32 });
     expect(final.snapshot).toMatchObject({ size: body.length + 32, revision: '42', totalKeys: 17, hash: '5b91b5a7', verified: true });
     expect(readdirSync(join(dir, 'snapshots'))).toEqual([final.snapshot!.name]);
+    expect((statSync(join(dir, 'snapshots', final.snapshot!.name)).mode & 0o777).toString(8), 'a snapshot holds every Secret').toBe('600');
     expect(store.list().map((s) => s.name)).toEqual([final.snapshot!.name]);
     expect(events[0]).toMatchObject({ state: 'running', bytes: 0 });
     expect(events.at(-1)!.state).toBe('done');

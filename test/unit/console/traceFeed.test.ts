@@ -40,9 +40,9 @@ const served: RequestTrace[] = [trace('t1', 201), trace('t2', 409)];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tracefeed-'));
-  const ca = issueCa('test-ca');
-  const srv = issueLeaf(ca, { profile: 'server', commonName: 'apiserver', hosts: ['127.0.0.1'] });
-  const cli = issueLeaf(ca, { profile: 'client', commonName: 'admin' });
+  const ca = await issueCa('test-ca');
+  const srv = await issueLeaf(ca, { profile: 'server', commonName: 'apiserver', hosts: ['127.0.0.1'] });
+  const cli = await issueLeaf(ca, { profile: 'client', commonName: 'admin' });
   writeFileSync(join(dir, 'ca.crt'), ca.cert);
   writeFileSync(join(dir, 'client.crt'), cli.cert);
   writeFileSync(join(dir, 'client.key'), cli.key);

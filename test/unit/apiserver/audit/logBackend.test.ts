@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,12 +14,13 @@ const line = (i: number) => `${JSON.stringify({ n: i, pad: 'x'.repeat(99 - JSON.
 describe('audit log file', () => {
   it('appends lines in order and writes everything out on close', async () => {
     const path = join(dir, 'audit.log');
-    writeFileSync(path, 'old\n');
+    writeFileSync(path, 'old\n', { mode: 0o644 });
     const w = openAuditLog({ path });
     for (let i = 0; i < 500; i++) w.write(line(i));
     await w.close();
     const got = readFileSync(path, 'utf8').split('\n');
     expect(got[0]).toBe('old');
+    expect((statSync(path).mode & 0o777).toString(8), 'a file that existed 0644 is narrowed').toBe('600');
     expect(got.slice(1, -1).map((l) => JSON.parse(l).n)).toEqual([...Array(500).keys()]);
   });
 

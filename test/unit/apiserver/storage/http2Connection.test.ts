@@ -685,9 +685,9 @@ describe('Http2Connection over TLS', () => {
   let leaf: KeyAndCert;
   const servers: { server: Http2SecureServer | TlsServer | NetServer; sockets: { destroy(): void }[] }[] = [];
 
-  beforeAll(() => {
-    ca = issueCa('http2Connection-test-ca');
-    leaf = issueLeaf(ca, { profile: 'server', commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] });
+  beforeAll(async () => {
+    ca = await issueCa('http2Connection-test-ca');
+    leaf = await issueLeaf(ca, { profile: 'server', commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] });
   });
 
   afterAll(async () => {

@@ -11,17 +11,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureClusterPki, type CertPaths, type ClusterPki } from '../../../../main/common/pki/clusterPki';
-import { OPENSSL } from '../../../../main/common/pki/certificates';
 
 let dir: string;
 let pki: ClusterPki;
 const x509 = (p: CertPaths) => new X509Certificate(readFileSync(p.cert));
-/** openssl's text rendering, for the extensions Node does not expose. */
+/** openssl's text rendering (an independent reader), for the extensions Node does not expose. */
+const OPENSSL = '/usr/bin/openssl';
 const text = (p: CertPaths) => execFileSync(OPENSSL, ['x509', '-noout', '-text', '-in', p.cert], { encoding: 'utf8' });
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pilothouse-pki-test-'));
-  pki = ensureClusterPki(join(dir, 'pki'), ['m1', 'm2']);
+  pki = await ensureClusterPki(join(dir, 'pki'), ['m1', 'm2']);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -77,9 +77,9 @@ describe('cluster PKI', () => {
     }
   });
 
-  it('regenerates nothing that exists, and adds what is missing', () => {
+  it('regenerates nothing that exists, and adds what is missing', async () => {
     const before = readFileSync(pki.ca.cert, 'utf8') + readFileSync(pki.members.get('m1')!.server.cert, 'utf8');
-    const again = ensureClusterPki(pki.dir, ['m1', 'm2', 'm3']);
+    const again = await ensureClusterPki(pki.dir, ['m1', 'm2', 'm3']);
     expect(readFileSync(again.ca.cert, 'utf8') + readFileSync(again.members.get('m1')!.server.cert, 'utf8')).toBe(before);
     expect(x509(again.members.get('m3')!.peer).verify(x509(pki.ca).publicKey)).toBe(true);
   });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -141,11 +141,15 @@ describe('snapshot restore', () => {
       });
       expect(r).toEqual({ memberId: ids[i], clusterId: computeClusterId(ids), index: 3, revision: 6 });
       expect(readdirSync(join(dir, `n${i + 1}`, 'member', 'snap'))).toEqual(['0000000000000001-0000000000000003.snap']);
+      for (const d of [join(dir, `n${i + 1}`), join(dir, `n${i + 1}`, 'member')]) expect((statSync(d).mode & 0o777).toString(8), d).toBe('700');
     }
+    // A data dir that exists with wider modes (an older restore) is narrowed when the member opens it.
+    chmodSync(join(dir, 'n1'), 0o755);
     // the restart path reads it: ids from the WAL, the snapshot at index 3 with the new voters
     const { members } = makeConfigs(24950);
     const opened = await openDataDir({ ...members[0]!.config, dataDir: join(dir, 'n1') });
     try {
+      expect((statSync(join(dir, 'n1')).mode & 0o777).toString(8)).toBe('700');
       expect(opened.id).toBe(ids[0]);
       expect(opened.clusterId).toBe(computeClusterId(ids));
       expect(opened.snapshot!.metadata).toEqual({ index: 3, term: 1, confState: { voters: ids, learners: [] } });

@@ -25,8 +25,8 @@ let closedPort: number;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'webhook-unit-'));
-  const ca = issueCa('webhook-test-ca');
-  const leaf = issueLeaf(ca, { profile: 'server', commonName: 'example-webhook', hosts: ['127.0.0.1', 'localhost'] });
+  const ca = await issueCa('webhook-test-ca');
+  const leaf = await issueLeaf(ca, { profile: 'server', commonName: 'example-webhook', hosts: ['127.0.0.1', 'localhost'] });
   writeFileSync(join(dir, 'tls.crt'), leaf.cert);
   writeFileSync(join(dir, 'tls.key'), leaf.key);
   caBundle = Buffer.from(ca.cert).toString('base64');
