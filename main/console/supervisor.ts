@@ -10,8 +10,11 @@
 // parallel with the wait for every member, so its own start-up time overlaps
 // the members'; it is ready when /readyz answers 200. The controllers
 // (`pilothouse controllers --data-dir DIR`: scheduler, controller manager,
-// simulated kubelets) start once the API server is ready; they have no health
-// endpoint, so they count as running while their process lives.
+// simulated kubelets) start once the API server is ready, and the plane is
+// usable once they hold their Leases, the aggregated roles have their rules
+// and every node is Ready (planeReadiness.ts). Both `pilothouse up` and the
+// console run the plane through this class; restartInTurn (rollingRestart.ts)
+// restarts every component in turn, e.g. after a certificate renewal.
 //
 // The supervisor only starts, stops and watches processes; what the members
 // say about themselves (leader, terms, health) is memberHealth.ts's business.
@@ -22,13 +25,17 @@ import type { ComponentStatus, EventSink, StartupStep } from '../../preload/cont
 import { ensureClusterPki } from '../common/pki/clusterPki';
 import { apiServerFlags, apiServerLayout, apiServerProgram, probeReadyz, writeKubeconfig, type ApiServerLayout } from '../common/cli/apiserverLayout';
 import type { ClientPem } from '../common/tlsChannel';
-import { controllersLayout, controllersProgram, selfProgram } from '../common/cli/upCommand';
+import { CONTROLLER_NODES, controllersLayout, controllersProgram, selfProgram } from '../common/cli/planePrograms';
+import { RestClient } from '../controllers/client/rest';
+import { KubeConfig } from '@kubernetes/client-node';
+import { probePlane, unusableReason } from './planeReadiness';
+import { restartInTurn, type RollingRestartReport } from './rollingRestart';
 import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
 import type { Program } from './memberProcess';
 import { MemberClient } from './memberClient';
 import type { LogStore } from './logStore';
 import { StartupSteps } from './startupSteps';
-import { SupervisedProcess, type Clock, type Spawner } from './supervisedProcess';
+import { SupervisedProcess, type Clock, type LifecycleEvent, type Spawner } from './supervisedProcess';
 import type { RestartPolicyOptions } from './restartPolicy';
 
 export interface SupervisorOptions {
@@ -44,8 +51,14 @@ export interface SupervisorOptions {
   apiserver?: boolean;
   /** Run the controllers too, once the API server is ready (default: whenever the API server runs). */
   controllers?: boolean;
+  /** Simulated nodes of the controllers (their --nodes); their default when absent. */
+  nodes?: number;
   /** Called whenever a component's state changes. */
   onComponentChange?: (status: ComponentStatus) => void;
+  /** Called on every spawn and exit of a component, with what the supervisor does next. */
+  onLifecycle?: (event: LifecycleEvent) => void;
+  /** Called on every change of a startup step. */
+  onStep?: (step: StartupStep) => void;
   spawner?: Spawner;
   clock?: Clock;
   restart?: RestartPolicyOptions;
@@ -59,9 +72,11 @@ export const STARTUP_STEPS = [
   { id: 'quorum', label: 'Every member serves linearizable reads' },
 ];
 const APISERVER_STEP = { id: 'apiserver', label: 'API server ready (/readyz)' };
-const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers and simulated nodes started' };
+const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers hold their leases, roles aggregated, nodes Ready' };
 
 const POLL_MS = 50;
+/** The plane's usability is three LISTs: asked less often than the cheap probes. */
+const USABLE_POLL_MS = 150;
 
 export class Supervisor {
   readonly layout: MemberLayout[];
@@ -78,6 +93,7 @@ export class Supervisor {
   private readonly clients = new Map<string, MemberClient>();
   private pem: ClientPem | undefined;
   private disposed = false;
+  private rolling: Promise<boolean> | undefined;
 
   constructor(private readonly o: SupervisorOptions) {
     this.clusterOpts = {
@@ -90,24 +106,33 @@ export class Supervisor {
     this.layout = clusterLayout(this.clusterOpts);
     const withControllers = o.apiserver !== false && o.controllers !== false;
     const steps = o.apiserver === false ? STARTUP_STEPS : [...STARTUP_STEPS, APISERVER_STEP, ...(withControllers ? [CONTROLLERS_STEP] : [])];
-    this.steps = new StartupSteps(steps, o.events);
+    this.steps = new StartupSteps(steps, o.events, undefined, o.onStep);
     for (const m of this.layout) {
-      const proc = new SupervisedProcess({
-        id: m.name,
-        kind: 'etcd',
-        url: m.clientUrl,
-        program: this.clusterOpts.program,
-        args: memberFlags(m, this.layout, this.clusterOpts),
-        logs: o.logs,
-        onChange: o.onComponentChange,
-        spawner: o.spawner,
-        clock: o.clock,
-        restart: o.restart,
-        stopGraceMs: o.stopGraceMs,
-      });
-      o.logs.attachFile(m.name, m.logFile);
-      this.members.set(m.name, proc);
+      this.members.set(m.name, this.supervised(m.name, 'etcd', m.clientUrl, this.clusterOpts.program, memberFlags(m, this.layout, this.clusterOpts), m.logFile));
     }
+  }
+
+  private supervised(id: string, kind: ComponentStatus['kind'], url: string, program: Program, args: string[], logFile: string): SupervisedProcess {
+    this.o.logs.attachFile(id, logFile);
+    return new SupervisedProcess({
+      id,
+      kind,
+      url,
+      program,
+      args,
+      logs: this.o.logs,
+      onChange: this.o.onComponentChange,
+      onLifecycle: this.o.onLifecycle,
+      spawner: this.o.spawner,
+      clock: this.o.clock,
+      restart: this.o.restart,
+      stopGraceMs: this.o.stopGraceMs,
+    });
+  }
+
+  /** The controllers' flags and log file. */
+  get controllersLayout(): { args: string[]; logFile: string } {
+    return controllersLayout(this.o.dataDir, this.o.nodes);
   }
 
   /** Where the API server listens and its PKI (created by start()); undefined without one. */
@@ -144,7 +169,7 @@ export class Supervisor {
   /** The program and flags a component runs with. */
   commandLine(id: string): { program: Program; args: string[] } {
     if (id === 'apiserver' && this.apiLayoutValue) return { program: apiServerProgram(this.o.cliPath), args: apiServerFlags(this.apiLayoutValue, this.layout) };
-    if (id === 'controllers' && this.controllers) return { program: controllersProgram(this.o.cliPath), args: controllersLayout(this.o.dataDir).args };
+    if (id === 'controllers' && this.controllers) return { program: controllersProgram(this.o.cliPath), args: this.controllersLayout.args };
     return { program: this.clusterOpts.program, args: this.memberArgs(id) };
   }
 
@@ -179,36 +204,10 @@ export class Supervisor {
     const layout = apiServerLayout(this.o.dataDir, this.o.portBase, this.layout.length, pkiFor(this.clusterOpts, this.layout));
     writeKubeconfig(layout);
     this.apiLayoutValue = layout;
-    this.o.logs.attachFile('apiserver', layout.logFile);
-    this.apiserver = new SupervisedProcess({
-      id: 'apiserver',
-      kind: 'apiserver',
-      url: layout.url,
-      program: apiServerProgram(this.o.cliPath),
-      args: apiServerFlags(layout, this.layout),
-      logs: this.o.logs,
-      onChange: this.o.onComponentChange,
-      spawner: this.o.spawner,
-      clock: this.o.clock,
-      restart: this.o.restart,
-      stopGraceMs: this.o.stopGraceMs,
-    });
+    this.apiserver = this.supervised('apiserver', 'apiserver', layout.url, apiServerProgram(this.o.cliPath), apiServerFlags(layout, this.layout), layout.logFile);
     if (this.o.controllers === false) return;
-    const ctl = controllersLayout(this.o.dataDir);
-    this.o.logs.attachFile('controllers', ctl.logFile);
-    this.controllers = new SupervisedProcess({
-      id: 'controllers',
-      kind: 'controllers',
-      url: layout.url,
-      program: controllersProgram(this.o.cliPath),
-      args: ctl.args,
-      logs: this.o.logs,
-      onChange: this.o.onComponentChange,
-      spawner: this.o.spawner,
-      clock: this.o.clock,
-      restart: this.o.restart,
-      stopGraceMs: this.o.stopGraceMs,
-    });
+    const ctl = this.controllersLayout;
+    this.controllers = this.supervised('controllers', 'controllers', layout.url, controllersProgram(this.o.cliPath), ctl.args, ctl.logFile);
   }
 
   /**
@@ -279,27 +278,12 @@ export class Supervisor {
 
     this.steps.begin('quorum');
     const ready = new Set<string>();
-    const all = await this.pollUntil(deadline, async () => {
-      await Promise.all(
-        this.layout
-          .filter((m) => !ready.has(m.name))
-          .map(async (m) => {
-            try {
-              await this.client(m.name).healthRead(1_000);
-              ready.add(m.name);
-              this.process(m.name).markReady();
-            } catch {
-              // not yet
-            }
-          }),
-      );
-      return ready.size === this.layout.length ? `${ready.size}/${this.layout.length}` : undefined;
-    });
-    if (all === undefined) {
+    const all = await this.waitMembersHealthy(this.layout.map((m) => m.name), deadline, ready);
+    if (!all) {
       this.steps.fail('quorum', `${ready.size}/${this.layout.length} members answered within ${timeoutMs} ms`);
       return false;
     }
-    this.steps.done('quorum', `${all} members healthy in ${Date.now() - t0} ms`);
+    this.steps.done('quorum', `${ready.size}/${this.layout.length} members healthy in ${Date.now() - t0} ms`);
     if (!(await apiReady)) return false;
     if (this.controllers && !(await this.startControllers(deadline))) return false;
     this.coldStartMs = Date.now() - t0;
@@ -307,55 +291,134 @@ export class Supervisor {
     return true;
   }
 
-  /** Starts the API server and waits for /readyz (its startup step). */
-  private async startApiServer(deadline: number): Promise<boolean> {
+  /** Resolves true once every named member serves a linearizable read (each one marked running), false at the deadline. */
+  async waitMembersHealthy(names: string[], deadline: number, ready = new Set<string>()): Promise<boolean> {
+    const all = await this.pollUntil(deadline, async () => {
+      await Promise.all(
+        names
+          .filter((n) => !ready.has(n))
+          .map(async (n) => {
+            try {
+              await this.client(n).healthRead(1_000);
+              ready.add(n);
+              this.process(n).markReady();
+            } catch {
+              // not yet
+            }
+          }),
+      );
+      return ready.size === names.length ? true : undefined;
+    });
+    return all === true;
+  }
+
+  /** The member that leads, as the members see it; undefined when none answers with one. */
+  async leaderName(): Promise<string | undefined> {
+    const answers = await Promise.all(this.layout.map(async (m) => ({ name: m.name, st: await this.client(m.name).status(1_000).catch(() => undefined) })));
+    const leaderId = answers.find((a) => a.st && a.st.leader !== '0')?.st?.leader;
+    return answers.find((a) => a.st?.header?.member_id === leaderId)?.name;
+  }
+
+  /** Polls /readyz until 200 (the API server marked running): 'ready', 'exited' (and not being restarted) or 'timeout' with the last answer. */
+  async waitApiServerReady(deadline: number): Promise<{ outcome: 'ready' | 'exited' | 'timeout'; why: string }> {
     const api = this.apiserver!;
-    this.steps.begin('apiserver', this.apiLayoutValue!.url);
-    api.start();
     let why = 'no answer';
     const ready = await this.pollUntil(deadline, async () => {
-      if (!api.alive && api.state !== 'restarting' && api.state !== 'starting') return 'exited';
+      if (!api.alive && api.state !== 'restarting' && api.state !== 'starting') return 'exited' as const;
       try {
         const code = await probeReadyz(this.apiLayoutValue!, 1_000);
-        if (code === 200) return 'ready';
+        if (code === 200) return 'ready' as const;
         why = `/readyz answered ${code}`;
       } catch (err) {
         why = (err as Error).message;
       }
       return undefined;
     });
-    if (ready !== 'ready') {
-      this.steps.fail('apiserver', ready === 'exited' ? `the API server exited; see ${this.apiLayoutValue!.logFile}` : `not ready in time (${why})`);
+    if (ready === 'ready') api.markReady();
+    return { outcome: ready ?? 'timeout', why };
+  }
+
+  /**
+   * Polls until the controllers have made the plane usable (planeReadiness.ts;
+   * the controllers marked running): undefined then, else why not at the
+   * deadline. A crashed controllers process is restarted meanwhile by its
+   * supervision; one that gave up ends the wait.
+   */
+  async waitUsable(deadline: number): Promise<string | undefined> {
+    const ctl = this.controllers!;
+    const kc = new KubeConfig();
+    kc.loadFromFile(this.apiLayoutValue!.kubeconfig);
+    const rest = await RestClient.fromKubeConfig(kc, 'pilothouse-supervisor');
+    let why = 'no answer';
+    try {
+      const usable = await this.pollUntil(
+        deadline,
+        async () => {
+          if (ctl.state === 'crashed' || ctl.state === 'stopped') return (why = `the controllers exited; see ${this.controllersLayout.logFile}`), false;
+          try {
+            const reason = unusableReason(await probePlane(rest), { nodes: this.o.nodes ?? CONTROLLER_NODES, nowMs: Date.now() });
+            if (reason === undefined) return true;
+            why = reason;
+          } catch (err) {
+            why = (err as Error).message;
+          }
+          return undefined;
+        },
+        USABLE_POLL_MS,
+      );
+      if (usable !== true) return why;
+      ctl.markReady();
+      return undefined;
+    } finally {
+      rest.close();
+    }
+  }
+
+  /** Starts the API server and waits for /readyz (its startup step). */
+  private async startApiServer(deadline: number): Promise<boolean> {
+    const api = this.apiserver!;
+    api.start();
+    this.steps.begin('apiserver', this.apiLayoutValue!.url);
+    const r = await this.waitApiServerReady(deadline);
+    if (r.outcome !== 'ready') {
+      this.steps.fail('apiserver', r.outcome === 'exited' ? `the API server exited; see ${this.apiLayoutValue!.logFile}` : `not ready in time (${r.why})`);
       return false;
     }
-    api.markReady();
     this.steps.done('apiserver', `${this.apiLayoutValue!.url} (pid ${api.pid})`);
     return true;
   }
 
-  /** Starts the controllers (the API server is ready) and waits until they have run a moment without exiting. */
+  /** Starts the controllers (the API server is ready) and waits until the plane is usable. */
   private async startControllers(deadline: number): Promise<boolean> {
     const ctl = this.controllers!;
-    const logFile = controllersLayout(this.o.dataDir).logFile;
-    this.steps.begin('controllers', logFile);
+    const logFile = this.controllersLayout.logFile;
     ctl.start();
-    // A bad kubeconfig or PKI makes the process exit within a second; past that it is running.
-    const settleUntil = Math.min(deadline, Date.now() + 1_000);
-    await this.pollUntil(settleUntil, async () => (ctl.alive ? undefined : 'exited'));
-    if (this.disposed || !ctl.alive) {
-      this.steps.fail('controllers', `the controllers exited; see ${logFile}`);
+    this.steps.begin('controllers', logFile);
+    const why = await this.waitUsable(deadline);
+    if (this.disposed || why !== undefined) {
+      this.steps.fail('controllers', why ?? 'stopped');
       return false;
     }
-    ctl.markReady();
-    this.steps.done('controllers', `scheduler, controller manager and simulated nodes (pid ${ctl.pid}); log ${logFile}`);
+    this.steps.done('controllers', `scheduler, controller manager and ${this.o.nodes ?? CONTROLLER_NODES} Ready nodes (pid ${ctl.pid}); log ${logFile}`);
     return true;
   }
 
-  private async pollUntil<T>(deadline: number, probe: () => Promise<T | undefined>): Promise<T | undefined> {
+  /**
+   * Restarts every running component in turn — members one at a time
+   * (followers first, the leader last, each until it serves again), then the
+   * API server (until /readyz), then the controllers (until usable) — e.g.
+   * to load renewed certificates. One at a time: a second call while one
+   * runs gets the same promise.
+   */
+  restartInTurn(report: RollingRestartReport = () => undefined, timeoutMs = 60_000): Promise<boolean> {
+    return (this.rolling ??= restartInTurn(this, report, timeoutMs).finally(() => (this.rolling = undefined)));
+  }
+
+  private async pollUntil<T>(deadline: number, probe: () => Promise<T | undefined>, everyMs = POLL_MS): Promise<T | undefined> {
     while (!this.disposed && Date.now() < deadline) {
       const v = await probe();
       if (v !== undefined) return v;
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await new Promise((r) => setTimeout(r, everyMs));
     }
     return undefined;
   }
