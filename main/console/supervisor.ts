@@ -26,9 +26,6 @@ import { ensureClusterPki } from '../common/pki/clusterPki';
 import { apiServerFlags, apiServerLayout, apiServerProgram, probeReadyz, writeKubeconfig, type ApiServerLayout } from '../common/cli/apiserverLayout';
 import type { ClientPem } from '../common/tlsChannel';
 import { CONTROLLER_NODES, controllersLayout, controllersProgram, selfProgram } from '../common/cli/planePrograms';
-import { RestClient } from '../controllers/client/rest';
-import { KubeConfig } from '@kubernetes/client-node';
-import { probePlane, unusableReason } from './planeReadiness';
 import { restartInTurn, type RollingRestartReport } from './rollingRestart';
 import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
 import type { Program } from './memberProcess';
@@ -76,7 +73,7 @@ const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers hold their lea
 
 const POLL_MS = 50;
 /** The plane's usability is three LISTs: asked less often than the cheap probes. */
-const USABLE_POLL_MS = 150;
+const USABLE_POLL_MS = 200;
 
 export class Supervisor {
   readonly layout: MemberLayout[];
@@ -346,22 +343,17 @@ export class Supervisor {
    */
   async waitUsable(deadline: number): Promise<string | undefined> {
     const ctl = this.controllers!;
-    const kc = new KubeConfig();
-    kc.loadFromFile(this.apiLayoutValue!.kubeconfig);
-    const rest = await RestClient.fromKubeConfig(kc, 'pilothouse-supervisor');
+    const { kubeconfigClient, probeUsable } = await import('./planeReadiness');
+    const rest = await kubeconfigClient(this.apiLayoutValue!.kubeconfig, 'pilothouse-supervisor');
     let why = 'no answer';
     try {
       const usable = await this.pollUntil(
         deadline,
         async () => {
           if (ctl.state === 'crashed' || ctl.state === 'stopped') return (why = `the controllers exited; see ${this.controllersLayout.logFile}`), false;
-          try {
-            const reason = unusableReason(await probePlane(rest), { nodes: this.o.nodes ?? CONTROLLER_NODES, nowMs: Date.now() });
-            if (reason === undefined) return true;
-            why = reason;
-          } catch (err) {
-            why = (err as Error).message;
-          }
+          const reason = await probeUsable(rest, { nodes: this.o.nodes ?? CONTROLLER_NODES }).catch((err: Error) => err.message);
+          if (reason === undefined) return true;
+          why = reason;
           return undefined;
         },
         USABLE_POLL_MS,
