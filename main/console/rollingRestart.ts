@@ -8,6 +8,7 @@
 // stays stopped. Each step is reported as a line (`pilothouse up` prints
 // them; the console's log shows them).
 
+import { leaderName, waitApiServerReady, waitMembersHealthy, waitUsable } from './planeWaits';
 import type { Supervisor } from './supervisor';
 
 export type RollingRestartReport = (line: string) => void;
@@ -18,7 +19,7 @@ export function memberRestartOrder(names: readonly string[], leader: string | un
 }
 
 export async function restartInTurn(sup: Supervisor, report: RollingRestartReport, timeoutMs: number): Promise<boolean> {
-  const leader = await sup.leaderName();
+  const leader = await leaderName(sup);
   const members = memberRestartOrder(
     sup.layout.map((m) => m.name),
     leader,
@@ -27,7 +28,7 @@ export async function restartInTurn(sup: Supervisor, report: RollingRestartRepor
     const proc = sup.process(name);
     report(`restarting ${name} (${name === leader ? 'leader' : 'follower'}, pid ${proc.pid})`);
     await proc.restart();
-    if (!(await sup.waitMembersHealthy([name], Date.now() + timeoutMs))) {
+    if (!(await waitMembersHealthy(sup, [name], Date.now() + timeoutMs))) {
       report(`${name} did not serve again within ${timeoutMs} ms; see its log; stopping the restart here`);
       return false;
     }
@@ -37,7 +38,7 @@ export async function restartInTurn(sup: Supervisor, report: RollingRestartRepor
   if (api?.alive) {
     report(`restarting the API server (pid ${api.pid})`);
     await api.restart();
-    const r = await sup.waitApiServerReady(Date.now() + timeoutMs);
+    const r = await waitApiServerReady(sup, Date.now() + timeoutMs);
     if (r.outcome !== 'ready') {
       report(`the API server is not ready again (${r.outcome === 'exited' ? 'it exited' : r.why}); see ${sup.apiLayout!.logFile}; stopping the restart here`);
       return false;
@@ -48,7 +49,7 @@ export async function restartInTurn(sup: Supervisor, report: RollingRestartRepor
   if (ctl?.alive && api?.alive) {
     report(`restarting the controllers (pid ${ctl.pid})`);
     await ctl.restart();
-    const why = await sup.waitUsable(Date.now() + timeoutMs);
+    const why = await waitUsable(sup, Date.now() + timeoutMs);
     if (why !== undefined) {
       report(`the controllers did not make the plane usable again (${why}); see ${sup.controllersLayout.logFile}`);
       return false;

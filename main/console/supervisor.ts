@@ -27,6 +27,7 @@ import { apiServerFlags, apiServerLayout, apiServerProgram, probeReadyz, writeKu
 import type { ClientPem } from '../common/tlsChannel';
 import { CONTROLLER_NODES, controllersLayout, controllersProgram, selfProgram } from '../common/cli/planePrograms';
 import { restartInTurn, type RollingRestartReport } from './rollingRestart';
+import { waitApiServerReady, waitMembersHealthy, waitUsable } from './planeWaits';
 import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
 import type { Program } from './memberProcess';
 import { MemberClient } from './memberClient';
@@ -72,8 +73,6 @@ const APISERVER_STEP = { id: 'apiserver', label: 'API server ready (/readyz)' };
 const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers hold their leases, roles aggregated, nodes Ready' };
 
 const POLL_MS = 50;
-/** The plane's usability is three LISTs: asked less often than the cheap probes. */
-const USABLE_POLL_MS = 200;
 
 export class Supervisor {
   readonly layout: MemberLayout[];
@@ -89,7 +88,8 @@ export class Supervisor {
   coldStartMs: number | undefined;
   private readonly clients = new Map<string, MemberClient>();
   private pem: ClientPem | undefined;
-  private disposed = false;
+  /** Set by dispose(): every wait ends. */
+  disposed = false;
   private rolling: Promise<boolean> | undefined;
 
   constructor(private readonly o: SupervisorOptions) {
@@ -275,7 +275,7 @@ export class Supervisor {
 
     this.steps.begin('quorum');
     const ready = new Set<string>();
-    const all = await this.waitMembersHealthy(this.layout.map((m) => m.name), deadline, ready);
+    const all = await waitMembersHealthy(this, this.layout.map((m) => m.name), deadline, ready);
     if (!all) {
       this.steps.fail('quorum', `${ready.size}/${this.layout.length} members answered within ${timeoutMs} ms`);
       return false;
@@ -288,90 +288,12 @@ export class Supervisor {
     return true;
   }
 
-  /** Resolves true once every named member serves a linearizable read (each one marked running), false at the deadline. */
-  async waitMembersHealthy(names: string[], deadline: number, ready = new Set<string>()): Promise<boolean> {
-    const all = await this.pollUntil(deadline, async () => {
-      await Promise.all(
-        names
-          .filter((n) => !ready.has(n))
-          .map(async (n) => {
-            try {
-              await this.client(n).healthRead(1_000);
-              ready.add(n);
-              this.process(n).markReady();
-            } catch {
-              // not yet
-            }
-          }),
-      );
-      return ready.size === names.length ? true : undefined;
-    });
-    return all === true;
-  }
-
-  /** The member that leads, as the members see it; undefined when none answers with one. */
-  async leaderName(): Promise<string | undefined> {
-    const answers = await Promise.all(this.layout.map(async (m) => ({ name: m.name, st: await this.client(m.name).status(1_000).catch(() => undefined) })));
-    const leaderId = answers.find((a) => a.st && a.st.leader !== '0')?.st?.leader;
-    return answers.find((a) => a.st?.header?.member_id === leaderId)?.name;
-  }
-
-  /** Polls /readyz until 200 (the API server marked running): 'ready', 'exited' (and not being restarted) or 'timeout' with the last answer. */
-  async waitApiServerReady(deadline: number): Promise<{ outcome: 'ready' | 'exited' | 'timeout'; why: string }> {
-    const api = this.apiserver!;
-    let why = 'no answer';
-    const ready = await this.pollUntil(deadline, async () => {
-      if (!api.alive && api.state !== 'restarting' && api.state !== 'starting') return 'exited' as const;
-      try {
-        const code = await probeReadyz(this.apiLayoutValue!, 1_000);
-        if (code === 200) return 'ready' as const;
-        why = `/readyz answered ${code}`;
-      } catch (err) {
-        why = (err as Error).message;
-      }
-      return undefined;
-    });
-    if (ready === 'ready') api.markReady();
-    return { outcome: ready ?? 'timeout', why };
-  }
-
-  /**
-   * Polls until the controllers have made the plane usable (planeReadiness.ts;
-   * the controllers marked running): undefined then, else why not at the
-   * deadline. A crashed controllers process is restarted meanwhile by its
-   * supervision; one that gave up ends the wait.
-   */
-  async waitUsable(deadline: number): Promise<string | undefined> {
-    const ctl = this.controllers!;
-    const { kubeconfigClient, probeUsable } = await import('./planeReadiness');
-    const rest = await kubeconfigClient(this.apiLayoutValue!.kubeconfig, 'pilothouse-supervisor');
-    let why = 'no answer';
-    try {
-      const usable = await this.pollUntil(
-        deadline,
-        async () => {
-          if (ctl.state === 'crashed' || ctl.state === 'stopped') return (why = `the controllers exited; see ${this.controllersLayout.logFile}`), false;
-          const reason = await probeUsable(rest, { nodes: this.o.nodes ?? CONTROLLER_NODES }).catch((err: Error) => err.message);
-          if (reason === undefined) return true;
-          why = reason;
-          return undefined;
-        },
-        USABLE_POLL_MS,
-      );
-      if (usable !== true) return why;
-      ctl.markReady();
-      return undefined;
-    } finally {
-      rest.close();
-    }
-  }
-
   /** Starts the API server and waits for /readyz (its startup step). */
   private async startApiServer(deadline: number): Promise<boolean> {
     const api = this.apiserver!;
     api.start();
     this.steps.begin('apiserver', this.apiLayoutValue!.url);
-    const r = await this.waitApiServerReady(deadline);
+    const r = await waitApiServerReady(this, deadline);
     if (r.outcome !== 'ready') {
       this.steps.fail('apiserver', r.outcome === 'exited' ? `the API server exited; see ${this.apiLayoutValue!.logFile}` : `not ready in time (${r.why})`);
       return false;
@@ -386,12 +308,12 @@ export class Supervisor {
     const logFile = this.controllersLayout.logFile;
     ctl.start();
     this.steps.begin('controllers', logFile);
-    const why = await this.waitUsable(deadline);
+    const why = await waitUsable(this, deadline);
     if (this.disposed || why !== undefined) {
       this.steps.fail('controllers', why ?? 'stopped');
       return false;
     }
-    this.steps.done('controllers', `scheduler, controller manager and ${this.o.nodes ?? CONTROLLER_NODES} Ready nodes (pid ${ctl.pid}); log ${logFile}`);
+    this.steps.done('controllers', `scheduler, controller manager and ${this.nodes} Ready nodes (pid ${ctl.pid}); log ${logFile}`);
     return true;
   }
 
@@ -406,13 +328,19 @@ export class Supervisor {
     return (this.rolling ??= restartInTurn(this, report, timeoutMs).finally(() => (this.rolling = undefined)));
   }
 
-  private async pollUntil<T>(deadline: number, probe: () => Promise<T | undefined>, everyMs = POLL_MS): Promise<T | undefined> {
+  /** Polls probe every everyMs until it answers (not undefined), the deadline passes or the supervisor is disposed. */
+  async pollUntil<T>(deadline: number, probe: () => Promise<T | undefined>, everyMs = POLL_MS): Promise<T | undefined> {
     while (!this.disposed && Date.now() < deadline) {
       const v = await probe();
       if (v !== undefined) return v;
       await new Promise((r) => setTimeout(r, everyMs));
     }
     return undefined;
+  }
+
+  /** Simulated nodes the controllers run. */
+  get nodes(): number {
+    return this.o.nodes ?? CONTROLLER_NODES;
   }
 
   startMembers(): void {
