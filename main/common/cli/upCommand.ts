@@ -125,8 +125,10 @@ export async function runUpCommand(opts: UpOptions, cliPath: string): Promise<nu
     process.once('SIGTERM', on);
     process.once('SIGINT', on);
   });
+  let ready = false;
   const onHup = () => {
     if (stopSignal) return;
+    if (!ready) return warn('SIGHUP before the control plane is ready: ignored');
     say('SIGHUP: restarting the components in turn');
     void sup.restartInTurn((line) => (line === 'components restarted' ? say(line) : warn(line)));
   };
@@ -137,6 +139,8 @@ export async function runUpCommand(opts: UpOptions, cliPath: string): Promise<nu
     release();
   };
 
+  // From the start: SIGHUP's default action would end up and orphan the components.
+  process.on('SIGHUP', onHup);
   const t0 = Date.now();
   const started = sup.start(opts.readyTimeoutMs ?? 60_000);
   const first = await Promise.race([started, signalled.then(() => 'signal' as const)]);
@@ -150,7 +154,7 @@ export async function runUpCommand(opts: UpOptions, cliPath: string): Promise<nu
   }
   const what = [`${sup.layout.length} members`, ...(withApi ? ['API server'] : []), ...(withControllers ? [`controllers, ${nodes} Ready nodes`] : [])].join(', ');
   say(`control plane ready (${what}) in ${Date.now() - t0} ms`);
-  process.on('SIGHUP', onHup);
+  ready = true;
 
   const signal = await signalled;
   say(`${signal}: stopping members`);
