@@ -82,7 +82,8 @@ describe('pilothouse up supervision', () => {
     const memberBack = await until(
       'm2 serving after its kill',
       async () => {
-        const r = await up.etcdctl(['endpoint', 'health'], [up.endpoints[1]!]);
+        // A short timeout: an attempt made while m2 waits for a leader must not hide the moment it serves.
+        const r = await up.etcdctl(['--command-timeout=500ms', 'endpoint', 'health'], [up.endpoints[1]!]);
         return r.code === 0 || r.stderr.trim();
       },
       30_000,
