@@ -1,7 +1,8 @@
 // The first-start checklist the console shows while the control plane comes
 // up (PKI, members, leader, quorum, API server): each step pending → running →
 // done/failed with its elapsed time, pushed as a whole list on every change
-// (the list is short; the renderer just replaces it).
+// (the list is short; the renderer just replaces it). onStep hears each
+// changed step alone (`pilothouse up` prints its lines from them).
 
 import type { EventSink, StartupStep } from '../../preload/contract';
 
@@ -13,6 +14,7 @@ export class StartupSteps {
     defs: { id: string; label: string }[],
     private readonly events: EventSink | undefined,
     private readonly now: () => number = () => Date.now(),
+    private readonly onStep?: (step: StartupStep) => void,
   ) {
     this.steps = defs.map((d) => ({ id: d.id, label: d.label, state: 'pending' }));
   }
@@ -32,7 +34,7 @@ export class StartupSteps {
     this.began.set(id, this.now());
     s.state = 'running';
     if (detail !== undefined) s.detail = detail;
-    this.emit();
+    this.emit(s);
   }
 
   done(id: string, detail?: string): void {
@@ -48,7 +50,7 @@ export class StartupSteps {
     s.state = state;
     s.elapsedMs = this.now() - (this.began.get(id) ?? this.now());
     if (detail !== undefined) s.detail = detail;
-    this.emit();
+    this.emit(s);
   }
 
   /** Every step done (failed or pending ones make this false). */
@@ -56,7 +58,8 @@ export class StartupSteps {
     return this.steps.every((s) => s.state === 'done');
   }
 
-  private emit(): void {
+  private emit(changed: StartupStep): void {
+    this.onStep?.({ ...changed });
     this.events?.emit('startupProgress', this.list());
   }
 }

@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { ComponentKind, ComponentStatus, ProcessState } from '../../preload/contract';
 import type { LogStore } from './logStore';
-import { RestartPolicy, type RestartPolicyOptions } from './restartPolicy';
+import { RestartPolicy, type CrashDecision, type RestartPolicyOptions } from './restartPolicy';
 import { STOP_GRACE_MS, type Program } from './memberProcess';
 
 export interface ChildLike {
@@ -48,6 +48,15 @@ export const realClock: Clock = {
 
 export const realSpawner: Spawner = (command, args, env) => spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
 
+/**
+ * What happened to the child, for hosts that report it (`pilothouse up` logs
+ * each on stderr): a spawn (the first or a restart), and an exit with what
+ * the supervisor does next (undefined: asked for, so not restarted).
+ */
+export type LifecycleEvent =
+  | { type: 'spawned'; id: string; pid: number | undefined; restart: number }
+  | { type: 'exited'; id: string; code: number | null; signal: NodeJS.Signals | null; next: CrashDecision | undefined };
+
 export interface SupervisedProcessOptions {
   id: string;
   kind: ComponentKind;
@@ -58,6 +67,7 @@ export interface SupervisedProcessOptions {
   logs: LogStore;
   /** Called after every state change. */
   onChange?: (status: ComponentStatus) => void;
+  onLifecycle?: (event: LifecycleEvent) => void;
   spawner?: Spawner;
   clock?: Clock;
   restart?: RestartPolicyOptions;
@@ -158,6 +168,7 @@ export class SupervisedProcess {
     });
     this.o.logs.note(this.o.id, `started pid ${child.pid ?? '?'}: ${this.o.program.command} ${[...this.o.program.args, ...this.o.args].join(' ')}`);
     this.set('starting');
+    this.o.onLifecycle?.({ type: 'spawned', id: this.o.id, pid: child.pid, restart: this.restarts });
   }
 
   private onExit(child: ChildLike | undefined, code: number | null, signal: NodeJS.Signals | null): void {
@@ -167,9 +178,11 @@ export class SupervisedProcess {
     this.o.logs.note(this.o.id, `exited (code ${code}, signal ${signal})`);
     if (this.desired === 'down') {
       this.set('stopped');
+      this.o.onLifecycle?.({ type: 'exited', id: this.o.id, code, signal, next: undefined });
       return;
     }
     const decision = this.policy.onCrash(this.clock.now());
+    this.o.onLifecycle?.({ type: 'exited', id: this.o.id, code, signal, next: decision });
     if (decision.action === 'give-up') {
       this.o.logs.note(this.o.id, `crashed ${decision.crashes} times within the restart window; not restarting (start it by hand)`);
       this.desired = 'down';

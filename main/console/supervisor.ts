@@ -10,8 +10,11 @@
 // parallel with the wait for every member, so its own start-up time overlaps
 // the members'; it is ready when /readyz answers 200. The controllers
 // (`pilothouse controllers --data-dir DIR`: scheduler, controller manager,
-// simulated kubelets) start once the API server is ready; they have no health
-// endpoint, so they count as running while their process lives.
+// simulated kubelets) start once the API server is ready, and the plane is
+// usable once they hold their Leases, the aggregated roles have their rules
+// and every node is Ready (planeReadiness.ts). Both `pilothouse up` and the
+// console run the plane through this class; restartInTurn (rollingRestart.ts)
+// restarts every component in turn, e.g. after a certificate renewal.
 //
 // The supervisor only starts, stops and watches processes; what the members
 // say about themselves (leader, terms, health) is memberHealth.ts's business.
@@ -23,13 +26,15 @@ import { ensureClusterPki, privateDir, writeWhole } from '../common/pki/clusterP
 import { renewExpiring, RENEW_WITHIN_DAYS } from '../common/pki/renewal';
 import { apiServerFlags, apiServerLayout, apiServerProgram, probeReadyz, writeKubeconfig, type ApiServerLayout } from '../common/cli/apiserverLayout';
 import type { ClientPem } from '../common/tlsChannel';
-import { controllersLayout, controllersProgram, selfProgram } from '../common/cli/upCommand';
+import { CONTROLLER_NODES, controllersLayout, controllersProgram, selfProgram } from '../common/cli/planePrograms';
+import { restartInTurn, type RollingRestartReport } from './rollingRestart';
+import { waitApiServerReady, waitMembersHealthy, waitUsable } from './planeWaits';
 import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
 import type { Program } from './memberProcess';
 import { MemberClient } from './memberClient';
 import type { LogStore } from './logStore';
 import { StartupSteps } from './startupSteps';
-import { SupervisedProcess, type Clock, type Spawner } from './supervisedProcess';
+import { SupervisedProcess, type Clock, type LifecycleEvent, type Spawner } from './supervisedProcess';
 import type { RestartPolicyOptions } from './restartPolicy';
 
 export interface SupervisorOptions {
@@ -45,8 +50,14 @@ export interface SupervisorOptions {
   apiserver?: boolean;
   /** Run the controllers too, once the API server is ready (default: whenever the API server runs). */
   controllers?: boolean;
+  /** Simulated nodes of the controllers (their --nodes); their default when absent. */
+  nodes?: number;
   /** Called whenever a component's state changes. */
   onComponentChange?: (status: ComponentStatus) => void;
+  /** Called on every spawn and exit of a component, with what the supervisor does next. */
+  onLifecycle?: (event: LifecycleEvent) => void;
+  /** Called on every change of a startup step. */
+  onStep?: (step: StartupStep) => void;
   spawner?: Spawner;
   clock?: Clock;
   restart?: RestartPolicyOptions;
@@ -60,7 +71,7 @@ export const STARTUP_STEPS = [
   { id: 'quorum', label: 'Every member serves linearizable reads' },
 ];
 const APISERVER_STEP = { id: 'apiserver', label: 'API server ready (/readyz)' };
-const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers and simulated nodes started' };
+const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers hold their leases, roles aggregated, nodes Ready' };
 
 const POLL_MS = 50;
 
@@ -78,7 +89,11 @@ export class Supervisor {
   coldStartMs: number | undefined;
   private readonly clients = new Map<string, MemberClient>();
   private pem: ClientPem | undefined;
-  private disposed = false;
+  /** Set by dispose(): every wait ends. */
+  disposed = false;
+  /** Certificates renewed at the last start because they were within RENEW_WITHIN_DAYS of expiry. */
+  renewedAtStart: string[] = [];
+  private rolling: Promise<boolean> | undefined;
 
   constructor(private readonly o: SupervisorOptions) {
     this.clusterOpts = {
@@ -91,24 +106,33 @@ export class Supervisor {
     this.layout = clusterLayout(this.clusterOpts);
     const withControllers = o.apiserver !== false && o.controllers !== false;
     const steps = o.apiserver === false ? STARTUP_STEPS : [...STARTUP_STEPS, APISERVER_STEP, ...(withControllers ? [CONTROLLERS_STEP] : [])];
-    this.steps = new StartupSteps(steps, o.events);
+    this.steps = new StartupSteps(steps, o.events, undefined, o.onStep);
     for (const m of this.layout) {
-      const proc = new SupervisedProcess({
-        id: m.name,
-        kind: 'etcd',
-        url: m.clientUrl,
-        program: this.clusterOpts.program,
-        args: memberFlags(m, this.layout, this.clusterOpts),
-        logs: o.logs,
-        onChange: o.onComponentChange,
-        spawner: o.spawner,
-        clock: o.clock,
-        restart: o.restart,
-        stopGraceMs: o.stopGraceMs,
-      });
-      o.logs.attachFile(m.name, m.logFile);
-      this.members.set(m.name, proc);
+      this.members.set(m.name, this.supervised(m.name, 'etcd', m.clientUrl, this.clusterOpts.program, memberFlags(m, this.layout, this.clusterOpts), m.logFile));
     }
+  }
+
+  private supervised(id: string, kind: ComponentStatus['kind'], url: string, program: Program, args: string[], logFile: string): SupervisedProcess {
+    this.o.logs.attachFile(id, logFile);
+    return new SupervisedProcess({
+      id,
+      kind,
+      url,
+      program,
+      args,
+      logs: this.o.logs,
+      onChange: this.o.onComponentChange,
+      onLifecycle: this.o.onLifecycle,
+      spawner: this.o.spawner,
+      clock: this.o.clock,
+      restart: this.o.restart,
+      stopGraceMs: this.o.stopGraceMs,
+    });
+  }
+
+  /** The controllers' flags and log file. */
+  get controllersLayout(): { args: string[]; logFile: string } {
+    return controllersLayout(this.o.dataDir, this.o.nodes);
   }
 
   /** Where the API server listens and its PKI (created by start()); undefined without one. */
@@ -145,7 +169,7 @@ export class Supervisor {
   /** The program and flags a component runs with. */
   commandLine(id: string): { program: Program; args: string[] } {
     if (id === 'apiserver' && this.apiLayoutValue) return { program: apiServerProgram(this.o.cliPath), args: apiServerFlags(this.apiLayoutValue, this.layout) };
-    if (id === 'controllers' && this.controllers) return { program: controllersProgram(this.o.cliPath), args: controllersLayout(this.o.dataDir).args };
+    if (id === 'controllers' && this.controllers) return { program: controllersProgram(this.o.cliPath), args: this.controllersLayout.args };
     return { program: this.clusterOpts.program, args: this.memberArgs(id) };
   }
 
@@ -180,36 +204,10 @@ export class Supervisor {
     const layout = await apiServerLayout(this.o.dataDir, this.o.portBase, this.layout.length, pkiFor(this.clusterOpts, this.layout));
     writeKubeconfig(layout);
     this.apiLayoutValue = layout;
-    this.o.logs.attachFile('apiserver', layout.logFile);
-    this.apiserver = new SupervisedProcess({
-      id: 'apiserver',
-      kind: 'apiserver',
-      url: layout.url,
-      program: apiServerProgram(this.o.cliPath),
-      args: apiServerFlags(layout, this.layout),
-      logs: this.o.logs,
-      onChange: this.o.onComponentChange,
-      spawner: this.o.spawner,
-      clock: this.o.clock,
-      restart: this.o.restart,
-      stopGraceMs: this.o.stopGraceMs,
-    });
+    this.apiserver = this.supervised('apiserver', 'apiserver', layout.url, apiServerProgram(this.o.cliPath), apiServerFlags(layout, this.layout), layout.logFile);
     if (this.o.controllers === false) return;
-    const ctl = controllersLayout(this.o.dataDir);
-    this.o.logs.attachFile('controllers', ctl.logFile);
-    this.controllers = new SupervisedProcess({
-      id: 'controllers',
-      kind: 'controllers',
-      url: layout.url,
-      program: controllersProgram(this.o.cliPath),
-      args: ctl.args,
-      logs: this.o.logs,
-      onChange: this.o.onComponentChange,
-      spawner: this.o.spawner,
-      clock: this.o.clock,
-      restart: this.o.restart,
-      stopGraceMs: this.o.stopGraceMs,
-    });
+    const ctl = this.controllersLayout;
+    this.controllers = this.supervised('controllers', 'controllers', layout.url, controllersProgram(this.o.cliPath), ctl.args, ctl.logFile);
   }
 
   /**
@@ -252,7 +250,7 @@ export class Supervisor {
     try {
       privateDir(this.o.dataDir);
       const pki = await ensureClusterPki(pkiFor(this.clusterOpts, this.layout).dir, this.layout.map((m) => m.name));
-      await renewExpiring(this.o.dataDir, RENEW_WITHIN_DAYS);
+      this.renewedAtStart = await renewExpiring(this.o.dataDir, RENEW_WITHIN_DAYS);
       writeWhole(this.envFile, etcdctlEnv(this.layout, pki), 0o600);
       await this.setUpApiServer();
       this.steps.done('pki', this.apiLayoutValue ? `${pki.dir}, kubeconfig ${this.apiLayoutValue.kubeconfig}` : pki.dir);
@@ -281,27 +279,12 @@ export class Supervisor {
 
     this.steps.begin('quorum');
     const ready = new Set<string>();
-    const all = await this.pollUntil(deadline, async () => {
-      await Promise.all(
-        this.layout
-          .filter((m) => !ready.has(m.name))
-          .map(async (m) => {
-            try {
-              await this.client(m.name).healthRead(1_000);
-              ready.add(m.name);
-              this.process(m.name).markReady();
-            } catch {
-              // not yet
-            }
-          }),
-      );
-      return ready.size === this.layout.length ? `${ready.size}/${this.layout.length}` : undefined;
-    });
-    if (all === undefined) {
+    const all = await waitMembersHealthy(this, this.layout.map((m) => m.name), deadline, ready);
+    if (!all) {
       this.steps.fail('quorum', `${ready.size}/${this.layout.length} members answered within ${timeoutMs} ms`);
       return false;
     }
-    this.steps.done('quorum', `${all} members healthy in ${Date.now() - t0} ms`);
+    this.steps.done('quorum', `${ready.size}/${this.layout.length} members healthy in ${Date.now() - t0} ms`);
     if (!(await apiReady)) return false;
     if (this.controllers && !(await this.startControllers(deadline))) return false;
     this.coldStartMs = Date.now() - t0;
@@ -312,54 +295,56 @@ export class Supervisor {
   /** Starts the API server and waits for /readyz (its startup step). */
   private async startApiServer(deadline: number): Promise<boolean> {
     const api = this.apiserver!;
-    this.steps.begin('apiserver', this.apiLayoutValue!.url);
     api.start();
-    let why = 'no answer';
-    const ready = await this.pollUntil(deadline, async () => {
-      if (!api.alive && api.state !== 'restarting' && api.state !== 'starting') return 'exited';
-      try {
-        const code = await probeReadyz(this.apiLayoutValue!, 1_000);
-        if (code === 200) return 'ready';
-        why = `/readyz answered ${code}`;
-      } catch (err) {
-        why = (err as Error).message;
-      }
-      return undefined;
-    });
-    if (ready !== 'ready') {
-      this.steps.fail('apiserver', ready === 'exited' ? `the API server exited; see ${this.apiLayoutValue!.logFile}` : `not ready in time (${why})`);
+    this.steps.begin('apiserver', this.apiLayoutValue!.url);
+    const r = await waitApiServerReady(this, deadline);
+    if (r.outcome !== 'ready') {
+      this.steps.fail('apiserver', r.outcome === 'exited' ? `the API server exited; see ${this.apiLayoutValue!.logFile}` : `not ready in time (${r.why})`);
       return false;
     }
-    api.markReady();
     this.steps.done('apiserver', `${this.apiLayoutValue!.url} (pid ${api.pid})`);
     return true;
   }
 
-  /** Starts the controllers (the API server is ready) and waits until they have run a moment without exiting. */
+  /** Starts the controllers (the API server is ready) and waits until the plane is usable. */
   private async startControllers(deadline: number): Promise<boolean> {
     const ctl = this.controllers!;
-    const logFile = controllersLayout(this.o.dataDir).logFile;
-    this.steps.begin('controllers', logFile);
+    const logFile = this.controllersLayout.logFile;
     ctl.start();
-    // A bad kubeconfig or PKI makes the process exit within a second; past that it is running.
-    const settleUntil = Math.min(deadline, Date.now() + 1_000);
-    await this.pollUntil(settleUntil, async () => (ctl.alive ? undefined : 'exited'));
-    if (this.disposed || !ctl.alive) {
-      this.steps.fail('controllers', `the controllers exited; see ${logFile}`);
+    this.steps.begin('controllers', logFile);
+    const why = await waitUsable(this, deadline);
+    if (this.disposed || why !== undefined) {
+      this.steps.fail('controllers', why ?? 'stopped');
       return false;
     }
-    ctl.markReady();
-    this.steps.done('controllers', `scheduler, controller manager and simulated nodes (pid ${ctl.pid}); log ${logFile}`);
+    this.steps.done('controllers', `scheduler, controller manager and ${this.nodes} Ready nodes (pid ${ctl.pid}); log ${logFile}`);
     return true;
   }
 
-  private async pollUntil<T>(deadline: number, probe: () => Promise<T | undefined>): Promise<T | undefined> {
+  /**
+   * Restarts every running component in turn — members one at a time
+   * (followers first, the leader last, each until it serves again), then the
+   * API server (until /readyz), then the controllers (until usable) — e.g.
+   * to load renewed certificates. One at a time: a second call while one
+   * runs gets the same promise.
+   */
+  restartInTurn(report: RollingRestartReport = () => undefined, timeoutMs = 60_000): Promise<boolean> {
+    return (this.rolling ??= restartInTurn(this, report, timeoutMs).finally(() => (this.rolling = undefined)));
+  }
+
+  /** Polls probe every everyMs until it answers (not undefined), the deadline passes or the supervisor is disposed. */
+  async pollUntil<T>(deadline: number, probe: () => Promise<T | undefined>, everyMs = POLL_MS): Promise<T | undefined> {
     while (!this.disposed && Date.now() < deadline) {
       const v = await probe();
       if (v !== undefined) return v;
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await new Promise((r) => setTimeout(r, everyMs));
     }
     return undefined;
+  }
+
+  /** Simulated nodes the controllers run. */
+  get nodes(): number {
+    return this.o.nodes ?? CONTROLLER_NODES;
   }
 
   startMembers(): void {

@@ -95,7 +95,7 @@ export function securityFlags(layout: ApiServerLayout): string[] {
  */
 export const API_SERVER_V8_FLAGS = ['--max-semi-space-size=32'];
 
-/** `pilothouse apiserver` run by this same program (see selfProgram in upCommand.ts). */
+/** `pilothouse apiserver` run by this same program (see selfProgram in planePrograms.ts). */
 export function apiServerProgram(cliPath: string): Program {
   return { command: process.execPath, args: [...API_SERVER_V8_FLAGS, cliPath, 'apiserver'], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }

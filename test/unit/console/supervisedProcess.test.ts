@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ComponentStatus } from '../../../preload/contract';
 import { LogStore } from '../../../main/console/logStore';
 import { RestartPolicy } from '../../../main/console/restartPolicy';
-import { SupervisedProcess, type ChildLike, type Clock } from '../../../main/console/supervisedProcess';
+import { SupervisedProcess, type ChildLike, type Clock, type LifecycleEvent } from '../../../main/console/supervisedProcess';
 
 /** Timers that fire only when the test advances time. */
 class FakeClock implements Clock {
@@ -60,6 +60,7 @@ function setup(opts: { ignoreTerm?: boolean } = {}) {
   const clock = new FakeClock();
   const children: FakeChild[] = [];
   const changes: ComponentStatus[] = [];
+  const events: LifecycleEvent[] = [];
   const logs = new LogStore(undefined);
   const proc = new SupervisedProcess({
     id: 'm1',
@@ -74,9 +75,10 @@ function setup(opts: { ignoreTerm?: boolean } = {}) {
       return c;
     },
     onChange: (s) => changes.push(s),
+    onLifecycle: (e) => events.push(e),
     stopGraceMs: 5_000,
   });
-  return { clock, children, changes, logs, proc, last: () => children[children.length - 1]! };
+  return { clock, children, changes, events, logs, proc, last: () => children[children.length - 1]! };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -235,6 +237,51 @@ describe('supervised process', () => {
     proc.resume();
     last().crash();
     expect(changes.map((c) => c.state)).toEqual(['starting', 'running', 'paused', 'running', 'restarting']);
+  });
+});
+
+describe('supervised process lifecycle events', () => {
+  it('tells each spawn and each unasked exit with the decision: backoff, attempt, then give-up', () => {
+    const { proc, clock, events, last } = setup();
+    proc.start();
+    const pids = [last().pid];
+    last().emit('exit', null, 'SIGKILL');
+    clock.advance(250);
+    pids.push(last().pid);
+    for (let i = 0; i < 5; i++) {
+      last().crash(1);
+      clock.advance(10_000);
+      pids.push(last().pid);
+    }
+    const shown = events.map((e) => (e.type === 'spawned' ? `spawned ${e.pid} #${e.restart}` : `exited ${e.code ?? e.signal} ${e.next?.action === 'restart' ? `restart in ${e.next.delayMs} (attempt ${e.next.attempt})` : e.next?.action}`));
+    expect(shown).toEqual([
+      `spawned ${pids[0]} #0`,
+      'exited SIGKILL restart in 250 (attempt 1)',
+      `spawned ${pids[1]} #1`,
+      'exited 1 restart in 500 (attempt 2)',
+      `spawned ${pids[2]} #2`,
+      'exited 1 restart in 1000 (attempt 3)',
+      `spawned ${pids[3]} #3`,
+      'exited 1 restart in 2000 (attempt 4)',
+      `spawned ${pids[4]} #4`,
+      'exited 1 restart in 4000 (attempt 5)',
+      `spawned ${pids[5]} #5`,
+      'exited 1 give-up',
+    ]);
+    expect(proc.state).toBe('crashed');
+  });
+
+  it('an asked-for stop or restart is an exit without a decision', async () => {
+    const { proc, events } = setup();
+    proc.start();
+    await proc.restart();
+    await proc.stop();
+    expect(events.map((e) => (e.type === 'exited' ? `exited ${e.signal} ${e.next === undefined ? 'asked' : e.next.action}` : e.type))).toEqual([
+      'spawned',
+      'exited SIGTERM asked',
+      'spawned',
+      'exited SIGTERM asked',
+    ]);
   });
 });
 
