@@ -6,9 +6,11 @@
 // before the app quits. Electron arrives as a parameter: main/index.ts loads
 // it dynamically so builds and tests never need the binary.
 
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserWindow as BrowserWindowType } from 'electron';
 import type { BridgeHandlers, EventSink } from '../../preload/contract';
+import { hostPlaneSignals, type RestartablePlane } from '../console/planePidFile';
 import { registerBridgeIpc, webContentsEventSink } from './ipcBridge';
 import { guardNavigation, permissionAllowed, withCsp } from './navigationPolicy';
 import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, serveRenderer } from './rendererProtocol';
@@ -22,6 +24,8 @@ interface HostedServices {
   handlers: BridgeHandlers;
   start(): Promise<void>;
   dispose(): Promise<void>;
+  /** The plane it runs, restarted in turn on SIGHUP (absent: nothing to restart). */
+  readonly supervisor?: RestartablePlane;
 }
 
 export interface ElectronAppOptions {
@@ -65,6 +69,16 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
   const events = webContentsEventSink(() => (win && !win.isDestroyed() ? win.webContents : undefined));
   const dataDir = opts.dataDir ?? join(app.getPath('userData'), 'cluster');
   const services = opts.createServices({ dataDir, portBase: opts.portBase, cliPath: opts.cliPath, runtime: 'electron', events });
+  // certs renew all finds the app through DIR/controlplane.pid, as it finds `pilothouse up`.
+  let releasePlane = (): void => {};
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    releasePlane = hostPlaneSignals(dataDir, { restartInTurn: (report) => services.supervisor?.restartInTurn(report) ?? Promise.resolve(false) }, (line) => console.log(`pilothouse: ${line}`));
+  } catch (err) {
+    dialog.showErrorBox('Pilothouse', (err as Error).message);
+    app.exit(1);
+    return;
+  }
   const lease = leaseTerminals(services.handlers);
   const unregister = registerBridgeIpc(ipcMain, lease.handlers, (sender) =>
     isTrustedSender(sender, { webContentsId: win && !win.isDestroyed() ? win.webContents.id : undefined }),
@@ -80,6 +94,7 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
     phase = 'disposing';
     unregister();
     void services.dispose().finally(() => {
+      releasePlane();
       phase = 'done';
       app.quit();
     });

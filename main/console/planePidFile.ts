@@ -42,3 +42,27 @@ export function claimPidFile(dataDir: string): () => void {
     if (livePlaneHost(dataDir) === process.pid) rmSync(file, { force: true });
   };
 }
+
+/** What a host needs of the plane it runs to restart it on SIGHUP. */
+export interface RestartablePlane {
+  restartInTurn(report?: (line: string) => void): Promise<boolean>;
+}
+
+/**
+ * For a console host (the web host, the Electron app): claims DIR/controlplane.pid
+ * and restarts the plane's components in turn on SIGHUP, so `pilothouse certs
+ * renew all` reaches it as it reaches `pilothouse up`. Throws as claimPidFile
+ * does; returns the release (signal handler off, file removed).
+ */
+export function hostPlaneSignals(dataDir: string, plane: RestartablePlane, log: (line: string) => void): () => void {
+  const release = claimPidFile(dataDir);
+  const onHup = (): void => {
+    log('SIGHUP: restarting the components in turn');
+    void plane.restartInTurn(log).catch((err: unknown) => log(`restart in turn failed: ${(err as Error).message}`));
+  };
+  process.on('SIGHUP', onHup);
+  return () => {
+    process.off('SIGHUP', onHup);
+    release();
+  };
+}

@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { intOption } from '../common/cli/intOption';
 import type { BridgeHandlers, EventSink } from '../../preload/contract';
 import { createConsoleServices } from '../console/consoleServices';
+import { hostPlaneSignals, type RestartablePlane } from '../console/planePidFile';
 import { BridgeSockets } from './bridgeSockets';
 import { launcherPageFile, writeLauncherPage, writePrivateFile } from './launcherPage';
 import { openBrowser } from './openBrowser';
@@ -33,6 +34,8 @@ interface HostedServices {
   handlers: BridgeHandlers;
   start(): Promise<void>;
   dispose(): Promise<void>;
+  /** The plane it runs, restarted in turn on SIGHUP (absent: nothing to restart). */
+  readonly supervisor?: RestartablePlane;
 }
 
 export interface WebCommandDeps {
@@ -78,9 +81,17 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
     return 1;
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  let hosted: HostedServices | undefined;
+  let releasePlane = (): void => {};
+  try {
+    releasePlane = hostPlaneSignals(dataDir, { restartInTurn: (report) => hosted?.supervisor?.restartInTurn(report) ?? Promise.resolve(false) }, (line) => out(`pilothouse web: ${line}`));
+  } catch (err) {
+    out(`pilothouse web: ${(err as Error).message}`);
+    return 1;
+  }
   const stop = deps.stopSignal ?? firstSignal();
   const sockets = new BridgeSockets();
-  const services = deps.createServices({ dataDir, portBase: opts.portBase, cliPath: deps.cliPath, runtime: 'web', events: sockets });
+  const services = (hosted = deps.createServices({ dataDir, portBase: opts.portBase, cliPath: deps.cliPath, runtime: 'web', events: sockets }));
   sockets.serve(services.handlers);
 
   const token = newToken();
@@ -91,6 +102,7 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
     const e = err as NodeJS.ErrnoException;
     out(e.code === 'EADDRINUSE' ? `pilothouse web: port ${opts.port} on 127.0.0.1 is in use; pass --port 0 for any free port` : `pilothouse web: ${e.message}`);
     await services.dispose();
+    releasePlane();
     return 1;
   }
 
@@ -112,6 +124,7 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
   await host.close();
   await services.dispose();
   await started;
+  releasePlane();
   // The token dies with the host; so do the files that hold it.
   rmSync(urlFile, { force: true });
   rmSync(launcherPageFile(dataDir), { force: true });

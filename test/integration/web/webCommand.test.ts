@@ -29,6 +29,7 @@ function fakeServices() {
       handlers: { version: () => ({ pilothouse: 'test', runtime: opts.runtime, versions: {} }) } as unknown as BridgeHandlers,
       start: async () => void log.push('start'),
       dispose: async () => void log.push('dispose'),
+      supervisor: { restartInTurn: async () => (log.push('restartInTurn'), true) },
     };
   };
   return { log, create, emit: (...a: Parameters<EventSink['emit']>) => events?.emit(...a) };
@@ -77,8 +78,42 @@ describe('runWebCommand', () => {
     expect(await done).toBe(0);
     expect(await closed).toBe(1001);
     expect(svc.log).toEqual(['create web portBase=28430', 'start', 'dispose']);
+    expect(existsSync(join(dataDir, 'controlplane.pid'))).toBe(false);
     expect(existsSync(file)).toBe(false);
     expect(lines.at(-1)).toBe('pilothouse web: stopped');
+  });
+
+  it('names itself in DIR/controlplane.pid (0600), restarts the plane in turn on SIGHUP, and refuses a second host', async () => {
+    const dataDir = join(dir, 'data-pid');
+    const svc = fakeServices();
+    const lines: string[] = [];
+    let stop!: (sig: string) => void;
+    const stopSignal = new Promise<string>((r) => (stop = r));
+    const done = runWebCommand(
+      { dataDir, port: 28422, portBase: 28430, open: false },
+      { cliPath: '/x/cli.js', createServices: svc.create, rendererDir, out: (l) => lines.push(l), stopSignal },
+    );
+    await waitFor('start', () => (svc.log.includes('start') ? true : undefined));
+    const pidFile = join(dataDir, 'controlplane.pid');
+    expect(readFileSync(pidFile, 'utf8')).toBe(`${process.pid}\n`);
+    expect(statSync(pidFile).mode & 0o777).toBe(0o600);
+    process.emit('SIGHUP', 'SIGHUP');
+    await waitFor('the restart in turn', () => (svc.log.includes('restartInTurn') ? true : undefined));
+    expect(lines).toContain('pilothouse web: SIGHUP: restarting the components in turn');
+
+    // Another live host under the same DIR is refused; the parent of this test process stands for it.
+    writeFileSync(pidFile, `${process.ppid}\n`);
+    const second: string[] = [];
+    const code = await runWebCommand(
+      { dataDir, port: 28423, portBase: 28430, open: false },
+      { cliPath: '/x/cli.js', createServices: fakeServices().create, rendererDir, out: (l) => second.push(l), stopSignal: new Promise(() => {}) },
+    );
+    expect(code).toBe(1);
+    expect(second.join('\n')).toMatch(new RegExp(`controlplane\\.pid names pid ${process.ppid}, which is running`));
+    writeFileSync(pidFile, `${process.pid}\n`);
+    stop('SIGTERM');
+    expect(await done).toBe(0);
+    expect(existsSync(pidFile)).toBe(false);
   });
 
   it('reports a taken port and disposes the services', async () => {
