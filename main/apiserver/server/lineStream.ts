@@ -1,0 +1,63 @@
+// A long-running response of newline-delimited JSON (watch streams, the
+// trace stream) that follows the socket's backpressure: it is `ready` until
+// a write fills the socket's buffer (res.write returns false), and again at
+// the response's 'drain'. A producer holds its lines meanwhile and writes
+// them once `onWritable` fires, so what waits for a slow client waits in the
+// producer's bounded queue instead of in the socket's unbounded buffer.
+//
+// Lines that arrive together (one etcd watch response, a burst of initial
+// state) leave in one socket write: the response is corked until the end of
+// the tick instead of paying a TLS record and a syscall per line.
+
+import type { ServerResponse } from 'node:http';
+
+export class LineStream {
+  private corked = false;
+  private backedUp = false;
+  /** Lines written since the response last drained (what the socket still holds, roughly). */
+  private sinceDrain = 0;
+  private writable: (() => void) | undefined;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.res.uncork();
+  };
+
+  constructor(private readonly res: ServerResponse) {
+    res.on('drain', () => {
+      this.backedUp = false;
+      this.sinceDrain = 0;
+      this.writable?.();
+    });
+  }
+
+  /** False while the response is backed up (or ended): a producer keeps its line and waits for onWritable. */
+  get ready(): boolean {
+    return !this.backedUp && !this.res.writableEnded;
+  }
+
+  /** Writes one line. Producers write while `ready`; past that only a stream's last line (an ERROR event) or a bounded preamble. */
+  write(line: string): void {
+    if (this.res.writableEnded) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+      process.nextTick(this.uncork);
+    }
+    this.sinceDrain++;
+    if (!this.res.write(`${line}\n`)) this.backedUp = true;
+  }
+
+  /** Called each time the response has drained after refusing a line. */
+  onWritable(cb: () => void): void {
+    this.writable = cb;
+  }
+
+  /** Lines written and not yet drained to the socket. */
+  get pending(): number {
+    return this.backedUp ? this.sinceDrain : 0;
+  }
+
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+  }
+}
