@@ -9,7 +9,7 @@
 // does, when the window has moved on). The same for the trace stream.
 
 import { readFileSync } from 'node:fs';
-import { Agent, request, type RequestOptions } from 'node:https';
+import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,12 +27,16 @@ const PHASE_ROUNDS = 2;
 /** What the API server may grow above its peak in as many rounds without stuck watchers. */
 const RSS_MARGIN_BYTES = 200 * 1024 * 1024;
 const NS_PATH = '/api/v1/namespaces/default/configmaps';
+/** Requests made while a trace follower never reads: ~12 KiB traces, far past what the sockets hold. */
+const TRACE_REQUESTS = 1500;
+const TRACES_PATH_WATCH = '/debug/pilothouse/traces?watch=true';
+const TRACES_FORCED_CLOSE = /apiserver: Forcing traces watcher close due to unresponsiveness: path: "\/debug\/pilothouse\/traces"\. len\(c\.input\) = \d+, len\(c\.result\) = \d+, graceful = false/;
 const FORCED_CLOSE = /apiserver: Forcing configmaps watcher close due to unresponsiveness: key: "\/registry\/configmaps\/default\/", labels: "", fields: ""\. len\(c\.input\) = \d+, len\(c\.result\) = \d+, graceful = false/;
 
 let api: TestApiServer;
 let kc: KubeConfig;
 let agent: Agent;
-let tlsOpts: RequestOptions;
+let tlsOpts: { ca: Buffer; cert: Buffer; key: Buffer };
 
 beforeAll(async () => {
   // A small window for ConfigMaps keeps the baseline bounded (the window holds every event it keeps).
@@ -227,4 +231,54 @@ describe('watch backpressure', () => {
       normal.abort();
     }
   }, 900_000);
+
+  it('a trace follower that never reads is closed; a normal follower gets every trace; a reconnecting one continues', async () => {
+    const normal = await openStream(TRACES_PATH_WATCH);
+    const normalLines = collectLines(normal);
+    const stuck = await openStream(TRACES_PATH_WATCH);
+    // Traces as large as a request makes them: a long name in the path, the message and the trace's name.
+    const long = 'n'.repeat(4000);
+    const names = Array.from({ length: TRACE_REQUESTS }, (_, i) => `${long}-${i}`);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < names.length) {
+        const r = await call('GET', `${NS_PATH}/${names[next++]}`);
+        expect(r.status).toBe(404);
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    const wanted = (lines: string[]) => {
+      const paths = new Set(lines.filter((l) => l !== '').map((l) => (JSON.parse(l) as { path: string }).path));
+      return names.filter((n) => !paths.has(`${NS_PATH}/${n}`));
+    };
+    await expect.poll(() => wanted(normalLines.lines).length, { timeout: 60_000, interval: 200 }).toBe(0);
+    await expect.poll(() => logText(), { timeout: 30_000, interval: 200 }).toMatch(TRACES_FORCED_CLOSE);
+    expect(normalLines.ended).toBe(false);
+
+    const got = await drain(stuck);
+    expect(got.ended).toBe(true);
+    expect(wanted(got.lines).length).toBeGreaterThan(0); // it was closed before it was sent everything
+
+    // Reconnecting: the buffer again, then what happens next.
+    const again = await openStream(TRACES_PATH_WATCH);
+    const againLines = collectLines(again);
+    expect((await call('GET', `${NS_PATH}/after-reconnect`)).status).toBe(404);
+    await expect.poll(() => againLines.lines.some((l) => l.includes(`${NS_PATH}/after-reconnect`)), { timeout: 30_000, interval: 200 }).toBe(true);
+    normal.destroy();
+    again.destroy();
+  }, 300_000);
 });
+
+/** Reads a stream as it comes. */
+function collectLines(res: IncomingMessage): { lines: string[]; ended: boolean } {
+  const out = { lines: [] as string[], ended: false };
+  let rest = '';
+  res.setEncoding('utf8');
+  res.on('data', (d: string) => {
+    const parts = (rest + d).split('\n');
+    rest = parts.pop()!;
+    out.lines.push(...parts);
+  });
+  res.on('end', () => (out.ended = true));
+  return out;
+}
