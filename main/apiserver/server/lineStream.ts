@@ -1,15 +1,21 @@
 // A long-running response of newline-delimited JSON (watch streams, the
-// trace stream) that follows the socket's backpressure: it is `ready` until
-// a write fills the socket's buffer (res.write returns false), and again at
-// the response's 'drain'. A producer holds its lines meanwhile and writes
-// them once `onWritable` fires, so what waits for a slow client waits in the
-// producer's bounded queue instead of in the socket's unbounded buffer.
+// trace stream) that follows the socket's backpressure: it is `ready` while
+// the response holds less than WRITE_BUFFER_BYTES not yet handed to the
+// kernel, and again at the response's 'drain'. A producer holds its lines
+// meanwhile and writes them once `onWritable` fires, so what waits for a slow
+// client waits in the producer's bounded queue instead of in the socket's
+// unbounded buffer. The budget is a few times the socket's high-water mark
+// (16 KiB): a burst to a fast client leaves in a few large writes instead of
+// one drain cycle per 16 KiB.
 //
 // Lines that arrive together (one etcd watch response, a burst of initial
 // state) leave in one socket write: the response is corked until the end of
 // the tick instead of paying a TLS record and a syscall per line.
 
 import type { ServerResponse } from 'node:http';
+
+/** What a response may hold for its socket before producers wait for 'drain'. */
+export const WRITE_BUFFER_BYTES = 64 * 1024;
 
 export class LineStream {
   private corked = false;
@@ -44,7 +50,8 @@ export class LineStream {
       process.nextTick(this.uncork);
     }
     this.sinceDrain++;
-    if (!this.res.write(`${line}\n`)) this.backedUp = true;
+    // Past the socket's high-water mark res.write returns false, so 'drain' follows once it has flushed.
+    if (!this.res.write(`${line}\n`) && this.res.writableLength >= WRITE_BUFFER_BYTES) this.backedUp = true;
   }
 
   /** Called each time the response has drained after refusing a line. */
