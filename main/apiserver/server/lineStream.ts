@@ -30,8 +30,9 @@ export class LineStream {
 
   constructor(private readonly res: ServerResponse) {
     res.on('drain', () => {
-      this.backedUp = false;
       this.sinceDrain = 0;
+      if (!this.backedUp) return; // a drain below the budget: nobody was refused
+      this.backedUp = false;
       this.writable?.();
     });
   }
@@ -54,7 +55,7 @@ export class LineStream {
     if (!this.res.write(`${line}\n`) && this.res.writableLength >= WRITE_BUFFER_BYTES) this.backedUp = true;
   }
 
-  /** Called each time the response has drained after refusing a line. */
+  /** Called each time the response has drained after it turned not ready. */
   onWritable(cb: () => void): void {
     this.writable = cb;
   }

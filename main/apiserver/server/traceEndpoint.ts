@@ -35,9 +35,9 @@ export async function serveTraces(ctx: RequestContext, log: RequestTraceLog): Pr
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   ctx.trace.respond(200);
   const stream = new LineStream(res);
-  // The buffer's contents are bounded by its capacity: they go out at once.
-  for (const t of log.list()) stream.write(JSON.stringify(t));
-  const queue: RequestTrace[] = [];
+  // The buffer's contents go first, at the client's pace; only what comes after them counts against the limit.
+  const queue: RequestTrace[] = log.list();
+  let preamble = queue.length;
   let unresponsive: number | undefined;
   let close!: () => void;
   const closed = new Promise<void>((resolve) => (close = resolve));
@@ -49,9 +49,11 @@ export async function serveTraces(ctx: RequestContext, log: RequestTraceLog): Pr
     let sent = 0;
     while (sent < queue.length && stream.ready) stream.write(JSON.stringify(queue[sent++]));
     queue.splice(0, sent);
-    backlog.update(queue.length);
+    preamble = Math.max(0, preamble - sent);
+    backlog.update(queue.length - preamble);
   };
   stream.onWritable(flush);
+  flush();
   const unsubscribe = log.subscribe((t) => {
     queue.push(t);
     flush();
