@@ -7,6 +7,13 @@
 // --min-request-timeout rule) or when the client goes away. With a Table
 // Accept header each object is a one-row Table; only the first carries
 // columnDefinitions. Objects get the same defaults and type meta as reads.
+//
+// A client that stops reading is not buffered without bound: the response
+// takes events only while its socket drains (LineStream); the storage's
+// watcher holds the rest in its bounded queue and closes itself when the
+// client stays behind (cacheWatcher.ts). The stream then ends cleanly, the
+// line kube's cacheWatcher logs is written, and the client re-watches from
+// its last resourceVersion (from the cache's window, or 410 and a relist).
 
 import type { KObject } from '../api/object';
 import type { RequestContext } from '../server/context';
@@ -16,9 +23,11 @@ import { negotiateOutput } from './outputFormat';
 import { readable } from './read';
 import { listPrefix, type ResourceScope } from './scope';
 import { interpretStorageError } from './storageErrors';
+import { LineStream } from '../server/lineStream';
 import { toStatus } from '../server/responseWriter';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table';
 import { jsonCopy } from '../patch/jsonValue';
+import { unresponsiveLine } from '../storage/backlogLimit';
 
 export const MIN_REQUEST_TIMEOUT_S = 1800;
 
@@ -56,13 +65,9 @@ export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts
   ctx.trace.respond(200);
   ctx.trace.storage('watch', opts.resourceVersion);
 
+  const stream = new LineStream(res);
   let sentHeaders = false;
   let ended = false;
-  let corked = false;
-  const uncork = (): void => {
-    corked = false;
-    res.uncork();
-  };
   const transform = (ev: WatchEvent): WatchEvent => {
     if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return ev;
     const obj = readable(scope, ev.object as KObject);
@@ -83,8 +88,10 @@ export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts
   // per object however many watchers get it. Tables and metadata-only views
   // are built per watcher from a copy the storage makes.
   const shared = output.kind === 'object' && output.serialization === 'json';
-  const send = (ev: WatchEvent): void => {
-    if (ended) return;
+  const send = (ev: WatchEvent): boolean => {
+    if (ended) return true;
+    // Refused before it is serialized: a backed-up client costs no work per event.
+    if (!stream.ready && ev.type !== 'ERROR') return false;
     let line: string;
     try {
       line =
@@ -94,16 +101,8 @@ export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts
     } catch (err) {
       line = JSON.stringify({ type: 'ERROR', object: toStatus(interpretStorageError(err, scope.qr, '', 'watch')) });
     }
-    // Events that arrive together (one etcd watch response, a burst of
-    // initial state) leave in one socket write: the response is corked
-    // until the end of this tick instead of paying a TLS record and a
-    // syscall per event.
-    if (!corked) {
-      corked = true;
-      res.cork();
-      process.nextTick(uncork);
-    }
-    res.write(`${line}\n`);
+    stream.write(line);
+    return true;
   };
 
   let watcher: Watcher;
@@ -123,9 +122,10 @@ export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts
   } catch (err) {
     send({ type: 'ERROR', object: toStatus(interpretStorageError(err, scope.qr, '', 'watch')) as unknown as Record<string, unknown> });
     ended = true;
-    res.end();
+    stream.end();
     return;
   }
+  stream.onWritable(() => watcher.resume());
 
   let timer: NodeJS.Timeout | undefined;
   const finished = new Promise<void>((resolve) => {
@@ -137,5 +137,17 @@ export async function serveWatch(ctx: RequestContext, scope: ResourceScope, opts
   clearTimeout(timer);
   watcher.stop();
   ended = true;
-  if (!res.writableEnded) res.end();
+  if (watcher.unresponsive) logLine(`apiserver: ${unresponsiveLine(groupResource(scope), watchIdentifier(listPrefix(scope, ctx.info.namespace), ctx.url.searchParams), watcher.unresponsive.queued, stream.pending)}`);
+  stream.end();
+}
+
+const logLine = (line: string): void => void process.stderr.write(`${line}\n`);
+
+function groupResource(scope: ResourceScope): string {
+  return scope.qr.group ? `${scope.qr.resource}.${scope.qr.group}` : scope.qr.resource;
+}
+
+/** kube's identifier of a watch in its log lines (cacher.go): key, label and field selector. */
+function watchIdentifier(key: string, query: URLSearchParams): string {
+  return `key: ${JSON.stringify(key)}, labels: ${JSON.stringify(query.get('labelSelector') ?? '')}, fields: ${JSON.stringify(query.get('fieldSelector') ?? '')}`;
 }

@@ -3,13 +3,16 @@
 // changes the cache hands it, filtered by its predicate, then bookmarks.
 //
 // Back-pressure: the sink may return false ("backed up, not taken" — e.g. the
-// HTTP response needs a drain); the event stays queued and delivery retries
-// shortly. Live events queue up to `bufferSize`; a watcher that falls further
-// behind is closed (kube: "Forcing watcher close due to unresponsiveness"), so
-// one slow client never holds the cache or the other watchers back. The
-// client sees its stream end and re-watches from its last resourceVersion.
+// HTTP response needs a drain); the event stays queued and delivery resumes
+// when the sink calls resume() (or at the next retry). Live events queue up
+// to `bufferSize`; a watcher whose queue stays above that for the dispatch
+// timeout is closed (backlogLimit.ts, kube's "Forcing ... watcher close due
+// to unresponsiveness"), so one slow client never holds the cache, the other
+// watchers or the server's memory. The client sees its stream end and
+// re-watches from its last resourceVersion.
 
 import type { Predicate, WatchEvent, WatchSink, Watcher } from './interface';
+import { BacklogLimit, DISPATCH_TIMEOUT_MS } from './backlogLimit';
 import { bookmarkEvent, cloneEvent, toWatchEvent, type ObjectEvent } from './watchEvents';
 
 export interface CacheWatcherOptions {
@@ -18,8 +21,10 @@ export interface CacheWatcherOptions {
   predicate?: Predicate;
   allowBookmarks: boolean;
   bookmarkType?: { apiVersion: string; kind: string };
-  /** Live events that may wait for a backed-up sink before the watcher is closed. */
+  /** Live events that may wait for a backed-up sink; above that for dispatchTimeoutMs, the watcher is closed. */
   bufferSize: number;
+  /** Default DISPATCH_TIMEOUT_MS. */
+  dispatchTimeoutMs?: number;
   bookmarkIntervalMs: number;
   /** When the REST layer will end the watch (ms since epoch); the last bookmark goes 2 s before. */
   deadline?: number;
@@ -34,8 +39,8 @@ const DEADLINE_HEADROOM_MS = 2000;
 
 export class CacheWatcher implements Watcher {
   readonly done: Promise<void>;
-  /** Why the watcher closed itself, if it did ("unresponsive"). */
-  closedBecause: string | undefined;
+  /** Set when the watcher closed itself because its sink stayed backed up. */
+  unresponsive: { queued: number } | undefined;
   private finish!: () => void;
   private initial: WatchEvent[] = [];
   private initialAt = 0;
@@ -47,6 +52,7 @@ export class CacheWatcher implements Watcher {
   /** The newest revision delivered (events or bookmarks). */
   private lastRV = 0n;
   private nextBookmarkAt: number;
+  private readonly backlog: BacklogLimit;
 
   constructor(
     private readonly sink: WatchSink,
@@ -55,6 +61,10 @@ export class CacheWatcher implements Watcher {
   ) {
     this.done = new Promise((r) => (this.finish = r));
     this.nextBookmarkAt = this.bookmarkTimeAfter(opts.now());
+    this.backlog = new BacklogLimit(opts.bufferSize, opts.dispatchTimeoutMs ?? DISPATCH_TIMEOUT_MS, () => {
+      this.unresponsive = { queued: this.queue.length };
+      this.stop();
+    });
   }
 
   /** True once stopped (by the client, an ERROR, or for falling behind). */
@@ -89,6 +99,13 @@ export class CacheWatcher implements Watcher {
     this.push(bookmarkEvent(this.opts.bookmarkType, rv, initialEventsEnd));
   }
 
+  /** The sink can take events again (its response drained): deliver now instead of at the next retry. */
+  resume(): void {
+    if (this.stopped || this.retry === undefined) return;
+    clearTimeout(this.retry);
+    this.flush();
+  }
+
   /** Ends the watch with one ERROR event (e.g. 410 Expired). */
   fail(status: Record<string, unknown>): void {
     if (this.stopped) return;
@@ -102,6 +119,7 @@ export class CacheWatcher implements Watcher {
     if (this.stopped) return;
     this.stopped = true;
     clearTimeout(this.retry);
+    this.backlog.dispose();
     this.initial = [];
     this.queue.length = 0;
     this.onStop(this);
@@ -110,12 +128,8 @@ export class CacheWatcher implements Watcher {
 
   private push(e: WatchEvent): void {
     this.queue.push(e);
-    if (this.queue.length > this.opts.bufferSize) {
-      this.closedBecause = 'unresponsive';
-      this.stop();
-      return;
-    }
     if (!this.retry) this.flush();
+    else this.backlog.update(this.queue.length);
   }
 
   private flush(): void {
@@ -127,6 +141,7 @@ export class CacheWatcher implements Watcher {
       // Consumers may change what they get (unless they promised not to); the cache's objects stay intact.
       if (this.sink(next.type === 'BOOKMARK' || this.opts.shareObjects ? next : cloneEvent(next)) === false) {
         this.retry = setTimeout(() => this.flush(), RETRY_MS);
+        this.backlog.update(this.queue.length);
         return;
       }
       if (fromInitial) {
@@ -139,6 +154,7 @@ export class CacheWatcher implements Watcher {
       const rv = (next.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
       if (rv && next.type !== 'ERROR' && BigInt(rv) > this.lastRV) this.lastRV = BigInt(rv);
     }
+    this.backlog.update(this.queue.length);
   }
 
   private bookmarkTimeAfter(now: number): number {

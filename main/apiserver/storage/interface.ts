@@ -116,14 +116,19 @@ export interface WatchOptions {
 /** A running watch. Events go to the sink in order; an ERROR event is the last one. */
 export interface Watcher {
   stop(): void;
+  /** The sink can take events again after it returned false (its response drained): deliver now. */
+  resume(): void;
   /** Resolves once the watch has ended (stopped, errored or the storage closed). */
   readonly done: Promise<void>;
+  /** Set when the storage closed the watch because its sink stayed backed up; `queued`: the events it still owed. */
+  readonly unresponsive?: { queued: number };
 }
 
 /**
  * Receives events in order. Returning false means "backed up, not taken"
- * (e.g. the response needs a drain): the storage keeps the event and retries
- * shortly; a watcher that stays backed up past its buffer is closed.
+ * (e.g. the response needs a drain): the storage keeps the event and offers
+ * it again on Watcher.resume() or shortly; a watcher that stays backed up
+ * past its buffer is closed.
  */
 export type WatchSink = (event: WatchEvent) => void | boolean;
 

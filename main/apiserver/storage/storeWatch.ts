@@ -10,13 +10,12 @@
 // CacheWatcher, fed from this watch's own etcd stream.
 
 import { expired, internalError } from '../api/status';
+import { WATCHER_BUFFER_SIZE } from './backlogLimit';
 import { CacheWatcher } from './cacheWatcher';
 import type { EtcdStore } from './etcdStore';
 import type { EtcdWatch } from './etcdWatch';
 import { WATCH_EXPIRED_MESSAGE, parseResourceVersion } from './errors';
 import type { WatchEvent, WatchOptions, WatchSink, Watcher } from './interface';
-
-const BUFFER_SIZE = 1000;
 
 export function startStoreWatch(store: EtcdStore, prefix: string, opts: WatchOptions, sink: WatchSink): Watcher {
   let stopped = false;
@@ -29,7 +28,7 @@ export function startStoreWatch(store: EtcdStore, prefix: string, opts: WatchOpt
       predicate: opts.predicate,
       allowBookmarks: opts.allowWatchBookmarks === true,
       bookmarkType: opts.bookmarkType,
-      bufferSize: BUFFER_SIZE,
+      bufferSize: WATCHER_BUFFER_SIZE,
       // Every progress notification is worth a bookmark.
       bookmarkIntervalMs: 0,
       now: Date.now,

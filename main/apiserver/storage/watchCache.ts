@@ -24,6 +24,7 @@
 import BTreeImport from 'sorted-btree';
 import type { KObject } from '../api/object';
 import { expired, internalError, tooLargeResourceVersion as tooLargeStatus } from '../api/status';
+import { WATCHER_BUFFER_SIZE } from './backlogLimit';
 import { CacheWatcher } from './cacheWatcher';
 import { initializing, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from './errors';
 import { UnreadableValueError, type EtcdStore } from './etcdStore';
@@ -49,7 +50,7 @@ export interface WatchCacheOptions {
   bookmarkIntervalMs?: number;
   /** How long a read for a future RV waits (kube's blockTimeout, 3 s). */
   blockTimeoutMs?: number;
-  /** Live events a backed-up watcher may owe before it is closed; default 1000. */
+  /** Live events a backed-up watcher may owe (for the dispatch timeout, then it is closed); default WATCHER_BUFFER_SIZE. */
   watcherBufferSize?: number;
   /** Injected clock for bookmark timing. */
   clock?: { now(): number };
@@ -338,7 +339,7 @@ export class WatchCache implements Storage {
         predicate: opts.predicate,
         allowBookmarks: opts.allowWatchBookmarks === true,
         bookmarkType: opts.bookmarkType ?? this.opts.bookmarkType,
-        bufferSize: this.opts.watcherBufferSize ?? 1000,
+        bufferSize: this.opts.watcherBufferSize ?? WATCHER_BUFFER_SIZE,
         bookmarkIntervalMs: this.bookmarkInterval,
         deadline: opts.timeoutSeconds ? this.now() + opts.timeoutSeconds * 1000 : undefined,
         now: this.now,

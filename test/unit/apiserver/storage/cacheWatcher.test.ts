@@ -61,15 +61,63 @@ describe('cache watcher', () => {
     expect(got).toEqual(['ADDED 2', 'ADDED 3']);
   });
 
-  it('closes itself when a backed-up sink lets more than bufferSize live events pile up', async () => {
-    const { w, stopped } = watcher({ bufferSize: 3 }, () => false);
+  it('closes itself when more than bufferSize live events stay queued for the dispatch timeout', async () => {
+    const { w, stopped } = watcher({ bufferSize: 3, dispatchTimeoutMs: 100 }, () => false);
     w.begin([], 1n);
-    for (const r of [2, 3, 4]) w.add(put(r));
+    for (const r of [2, 3, 4, 5, 6]) w.add(put(r));
+    vi.advanceTimersByTime(99);
     expect(stopped()).toBe(0);
-    w.add(put(5));
+    vi.advanceTimersByTime(1);
     expect(stopped()).toBe(1);
-    expect(w.closedBecause).toBe('unresponsive');
+    expect(w.unresponsive).toEqual({ queued: 5 });
     await w.done;
+  });
+
+  it('a burst above bufferSize that drains within the dispatch timeout keeps the watcher, in order', () => {
+    let room = 0;
+    const got: string[] = [];
+    const { w, stopped } = watcher({ bufferSize: 3, dispatchTimeoutMs: 100 }, (e) => {
+      if (room === 0) return false;
+      room--;
+      got.push(line(e));
+    });
+    w.begin([], 1n);
+    for (let r = 2; r <= 9; r++) w.add(put(r));
+    vi.advanceTimersByTime(15); // the retry polls a refusing sink; nothing moves
+    room = 8;
+    w.resume(); // the response drained
+    expect(got).toEqual(['2', '3', '4', '5', '6', '7', '8', '9'].map((r) => `ADDED ${r}`));
+    vi.advanceTimersByTime(1000);
+    expect(stopped()).toBe(0);
+    expect(w.unresponsive).toBeUndefined();
+  });
+
+  it('a backlog that shrinks to bufferSize restarts the timeout; staying above it again closes the watcher', () => {
+    let room = 0;
+    const { w, stopped } = watcher({ bufferSize: 3, dispatchTimeoutMs: 100 }, () => (room > 0 ? void room-- : false));
+    w.begin([], 1n);
+    for (let r = 2; r <= 6; r++) w.add(put(r)); // 5 queued
+    vi.advanceTimersByTime(90);
+    room = 2;
+    w.resume(); // 3 queued: at the limit
+    vi.advanceTimersByTime(90);
+    w.add(put(7)); // above it again: a new timeout
+    vi.advanceTimersByTime(99);
+    expect(stopped()).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(stopped()).toBe(1);
+    expect(w.unresponsive).toEqual({ queued: 4 });
+  });
+
+  it('resume() delivers at once instead of at the next retry', () => {
+    let refuse = true;
+    const got: string[] = [];
+    const { w } = watcher({ bufferSize: 10 }, (e) => (refuse ? false : void got.push(line(e))));
+    w.begin([], 1n);
+    w.add(put(2));
+    refuse = false;
+    w.resume();
+    expect(got).toEqual(['ADDED 2']);
   });
 
   const bookmarkCases = [
