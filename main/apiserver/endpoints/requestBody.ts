@@ -59,9 +59,15 @@ export function readBody(ctx: Pick<RequestContext, 'req' | 'bodyTap'>, limit = M
   });
 }
 
-/** 'json' | 'yaml' for a body Content-Type, or a 415 listing what is accepted. */
+/**
+ * The media type of a body, or a 415 listing what is accepted. A body without
+ * a Content-Type is read as the first accepted type, JSON, as kube's
+ * NegotiateInputSerializer does (`kubectl scale --current-replicas` PUTs its
+ * Scale that way).
+ */
 export function bodyFormat(contentType: string | undefined, accepted: string[] = BODY_MEDIA_TYPES): string {
-  const mt = parseMediaType(contentType ?? 'application/octet-stream');
+  if (contentType === undefined || contentType === '') return accepted[0]!;
+  const mt = parseMediaType(contentType);
   const full = mt ? `${mt.type}/${mt.subtype}` : '';
   if (!accepted.includes(full)) throw unsupportedMediaType(accepted);
   return full;
