@@ -187,7 +187,7 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
     health: { livez: [ping, logCheck, etcdCheck], readyz: [ping, logCheck, etcdCheck, cacheCheck, bootstrapCheck, ...hookChecks] },
     openapi: cfg.openapi?.(resources),
   });
-  const router = createRouter({ lookup: (g, v, r) => scopes.get(`${g}/${v}/${r}`), meta, traces });
+  const router = createRouter({ lookup: (g, v, r) => scopes.get(`${g}/${v}/${r}`), meta, traces, log });
   const limits = cfg.limits ?? DEFAULT_REQUEST_LIMITS;
   const deadlines = new RequestDeadlines();
   const chain = compose(
