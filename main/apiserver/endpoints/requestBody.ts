@@ -79,10 +79,13 @@ export function bodyFormat(contentType: string | undefined, accepted: string[] =
 /** Parses a JSON or YAML body into a plain value; syntax errors carry kube's wording (without the type prefix). */
 export function parseBody(data: Buffer, mediaType: string): unknown {
   if (mediaType === PROTOBUF_MEDIA_TYPE) {
+    // kube's protobuf serializer checks the magic prefix before anything else.
+    if (data.length === 0) throw new BodyParseError('empty data');
+    if (data.length < 4 || data.readUInt32BE(0) !== 0x6b387300) throw new BodyParseError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
     try {
       return decodeStored(data);
     } catch (err) {
-      throw new BodyParseError(`couldn't get version/kind; ${(err as Error).message}`);
+      throw new BodyParseError((err as Error).message);
     }
   }
   const text = data.toString('utf8');

@@ -30,6 +30,8 @@ export function goBadRequest(why: string): string {
  * a major version other than 1, or HTTP/1.1 without exactly one Host header.
  */
 export function refusedRequest(req: IncomingMessage): string | undefined {
+  // Node reports a request line without a version as HTTP/0.9; net/http cannot parse that line at all.
+  if (req.httpVersionMajor === 0) return GO_BAD_REQUEST;
   if (req.httpVersionMajor !== 1) return GO_VERSION_NOT_SUPPORTED;
   if (req.httpVersionMinor < 1 || req.method === 'CONNECT') return undefined;
   let hosts = 0;
@@ -53,12 +55,15 @@ export function refuseConnection(socket: Duplex, answer: string | undefined): vo
 }
 
 /** The answer Go gives for a parse failure Node's parser reports (undefined: close silently). */
-export function answerForClientError(err: Error & { code?: string }): string | undefined {
+export function answerForClientError(err: Error & { code?: string; rawPacket?: Buffer }): string | undefined {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return GO_HEADERS_TOO_LARGE;
     case 'HPE_INVALID_TRANSFER_ENCODING':
       return GO_UNSUPPORTED_TE;
+    case 'HPE_INVALID_VERSION':
+      // Node knows only HTTP/0.9 to 1.1 (and 2.0); net/http parses any HTTP/d.d and refuses versions it does not serve.
+      return /^[^ ]+ [^ ]+ HTTP\/\d\.\d\r?\n/.test(err.rawPacket?.toString('latin1') ?? '') ? GO_VERSION_NOT_SUPPORTED : GO_BAD_REQUEST;
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'ECONNRESET':
     case 'EPIPE':
