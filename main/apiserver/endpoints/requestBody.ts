@@ -34,6 +34,7 @@ export function readBody(ctx: Pick<RequestContext, 'req' | 'bodyTap'> & { res?: 
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onClose);
+      ctx.res?.off('close', onClose);
       if (err !== undefined) reject(err);
       else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
@@ -59,6 +60,10 @@ export function readBody(ctx: Pick<RequestContext, 'req' | 'bodyTap'> & { res?: 
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('close', onClose);
+    // Answered before the body ended (the request timed out): node:http then
+    // no longer aborts the request when the connection closes, so the
+    // response's end is what ends the wait.
+    ctx.res?.on('close', onClose);
   });
 }
 

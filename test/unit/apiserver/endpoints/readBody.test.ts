@@ -26,7 +26,7 @@ describe('readBody', () => {
   it('refuses a body past the limit with 413 RequestEntityTooLarge, stops reading and closes the connection after the answer', async () => {
     const req = new PassThrough();
     const headers: Record<string, string> = {};
-    const res = { setHeader: (k: string, v: string) => (headers[k] = v) } as unknown as Parameters<typeof readBody>[0]['res'];
+    const res = Object.assign(new PassThrough(), { setHeader: (k: string, v: string) => (headers[k] = v) }) as unknown as Parameters<typeof readBody>[0]['res'];
     const read = readBody({ req: asRequest(req), res }, 8);
     req.write(Buffer.from('12345'));
     req.write(Buffer.from('67890'));
@@ -42,5 +42,17 @@ describe('readBody', () => {
     req.write(Buffer.from('{"a"'));
     req.destroy();
     await expect(read).rejects.toThrow('the connection closed before the body ended');
+  });
+});
+
+describe('readBody after the request was answered', () => {
+  it('fails once the response has closed (a timed-out request whose body never came)', async () => {
+    const req = new PassThrough();
+    const res = new PassThrough();
+    const read = readBody({ req: asRequest(req), res: res as unknown as Parameters<typeof readBody>[0]['res'] });
+    req.write(Buffer.from('{"a"'));
+    res.destroy();
+    await expect(read).rejects.toThrow('the connection closed before the body ended');
+    expect(res.listenerCount('close')).toBe(0);
   });
 });
