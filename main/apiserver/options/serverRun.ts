@@ -37,26 +37,27 @@ export const serverRunOptions: ApiServerOptionGroup = {
     cmd
       .option(
         '--request-timeout <duration>',
-        'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.',
-        goDurationMs,
-        DEFAULT_REQUEST_LIMITS.requestTimeoutMs,
+        'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests; a request\'s ?timeout= may only shorten it. Watches and logs are not bounded by it.',
+        (v: string): number | string => goDurationMs(v),
+        '1m0s',
       )
       .option(
         '--max-requests-inflight <n>',
-        'This and --max-mutating-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.',
+        'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
         goInt,
         DEFAULT_REQUEST_LIMITS.maxRequestsInflight,
       )
       .option(
         '--max-mutating-requests-inflight <n>',
-        'This and --max-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.',
+        'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
         goInt,
         DEFAULT_REQUEST_LIMITS.maxMutatingRequestsInflight,
       );
   },
   apply(flags, cfg) {
     const limits: RequestLimits = {
-      requestTimeoutMs: Number(flags.requestTimeout ?? DEFAULT_REQUEST_LIMITS.requestTimeoutMs),
+      // The default arrives as commander's unparsed default text ('1m0s').
+      requestTimeoutMs: typeof flags.requestTimeout === 'string' ? goDurationMs(flags.requestTimeout) : Number(flags.requestTimeout ?? DEFAULT_REQUEST_LIMITS.requestTimeoutMs),
       maxRequestsInflight: Number(flags.maxRequestsInflight ?? DEFAULT_REQUEST_LIMITS.maxRequestsInflight),
       maxMutatingRequestsInflight: Number(flags.maxMutatingRequestsInflight ?? DEFAULT_REQUEST_LIMITS.maxMutatingRequestsInflight),
     };
