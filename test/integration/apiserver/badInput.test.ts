@@ -9,7 +9,7 @@
 // Ports 20100–20106.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -282,5 +282,7 @@ function foreignClientCert(): { cert: Buffer; key: Buffer } {
   ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=foreign-ca', '-days', '1');
   ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'c.key', '-out', 'c.csr', '-subj', '/CN=mallory/O=system:masters');
   ssl('x509', '-req', '-in', 'c.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'c.crt', '-days', '1');
-  return { cert: readFileSync(join(dir, 'c.crt')), key: readFileSync(join(dir, 'c.key')) };
+  const pair = { cert: readFileSync(join(dir, 'c.crt')), key: readFileSync(join(dir, 'c.key')) };
+  rmSync(dir, { recursive: true, force: true });
+  return pair;
 }

@@ -6,7 +6,7 @@
 // still served, and a watch (long-running) holds no slot. Ports 20110–20116.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,5 +123,7 @@ function clientCert(caCert: string, caKey: string, subject: string): RawOptions 
   const ssl = (...args: string[]) => execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: 'pipe' });
   ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'c.key', '-out', 'c.csr', '-subj', subject);
   ssl('x509', '-req', '-in', 'c.csr', '-CA', caCert, '-CAkey', caKey, '-CAcreateserial', '-CAserial', join(dir, 'ca.srl'), '-out', 'c.crt', '-days', '1');
-  return { cert: readFileSync(join(dir, 'c.crt')), key: readFileSync(join(dir, 'c.key')) };
+  const pair = { cert: readFileSync(join(dir, 'c.crt')), key: readFileSync(join(dir, 'c.key')) };
+  rmSync(dir, { recursive: true, force: true });
+  return pair;
 }
