@@ -36,6 +36,10 @@ import { withAuthentication } from './server/filters/withAuthentication';
 import { withAuthorization } from './server/filters/withAuthorization';
 import { withPanicRecovery } from './server/filters/withPanicRecovery';
 import { withRequestInfo } from './server/filters/withRequestInfo';
+import { withMaxInFlightLimit } from './server/filters/withMaxInFlightLimit';
+import { withRequestTimeout } from './server/filters/withRequestTimeout';
+import { RequestDeadlines } from './server/requestDeadlines';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from './options/serverRun';
 
 export interface ApiServerConfig {
   etcdServers: string[];
@@ -57,6 +61,8 @@ export interface ApiServerConfig {
   /** Objects made at start when missing (namespaces, the kubernetes Service); given the allocators' first IP. */
   bootstrapObjects?: (serviceCIDR: string) => KObject[];
   openapi?: (resources: ResourceDef[]) => OpenApiSource;
+  /** --request-timeout, --max-requests-inflight, --max-mutating-requests-inflight (kube's defaults when absent). */
+  limits?: RequestLimits;
   /** Authentication beyond x509, authorization, admission, audit, computed resources, encryption ([A2]). */
   plugins?: ServerPlugins;
   log?: (line: string) => void;
@@ -181,23 +187,28 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
     health: { livez: [ping, logCheck, etcdCheck], readyz: [ping, logCheck, etcdCheck, cacheCheck, bootstrapCheck, ...hookChecks] },
     openapi: cfg.openapi?.(resources),
   });
-  const router = createRouter({ lookup: (g, v, r) => scopes.get(`${g}/${v}/${r}`), meta, traces });
+  const router = createRouter({ lookup: (g, v, r) => scopes.get(`${g}/${v}/${r}`), meta, traces, log });
+  const limits = cfg.limits ?? DEFAULT_REQUEST_LIMITS;
+  const deadlines = new RequestDeadlines();
   const chain = compose(
     [
       withPanicRecovery(log),
       withRequestInfo(),
+      withRequestTimeout(limits.requestTimeoutMs, deadlines),
       withFailedAuthenticationAudit(auditSinks),
       withAuthentication([x509Authenticator(), ...(plugins.authenticators?.(env) ?? [])]),
       withAuditHook(auditSinks),
       ...(plugins.requestFilters?.(env) ?? []),
+      withMaxInFlightLimit(limits.maxRequestsInflight, limits.maxMutatingRequestsInflight),
       withAuthorization(authorizers),
     ],
     router,
   );
   let secure: SecureServer;
   try {
-    secure = await serveSecurely(cfg, chain, traces);
+    secure = await serveSecurely(cfg, chain, traces, { requestTimeoutMs: limits.requestTimeoutMs, log });
   } catch (err) {
+    deadlines.close();
     await Promise.all([...caches.values()].map((c) => c.close()));
     await store.close();
     throw err;
@@ -209,6 +220,7 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
     traces,
     async stop() {
       await secure.close();
+      deadlines.close();
       for (const sink of auditSinks) await sink.close?.();
       await Promise.all([...caches.values()].map((c) => c.close()));
       await store.close();

@@ -36,7 +36,7 @@ export async function parseDeleteOptions(ctx: RequestContext): Promise<DeleteOpt
   let body: Record<string, unknown> = {};
   const data = await readBody(ctx);
   if (data.length > 0) {
-    const v = parseBody(data, bodyFormat(ctx.req.headers['content-type'] ?? 'application/json'));
+    const v = parseBody(data, bodyFormat(ctx.req.headers['content-type']));
     if (typeof v === 'object' && v !== null && !Array.isArray(v)) body = v as Record<string, unknown>;
   }
   const q = ctx.url.searchParams;

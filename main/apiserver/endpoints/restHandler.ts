@@ -4,7 +4,8 @@
 // resources are kube's 404 "the server could not find the requested
 // resource"; a method the route does not take is 405.
 
-import { failure } from '../api/status';
+import { badRequest, failure } from '../api/status';
+import { validatePathSegmentName } from '../api/validation/names';
 import type { ResourceDef } from '../registry/resourceDef';
 import type { RequestContext } from '../server/context';
 import { createBinding } from './binding';
@@ -46,6 +47,12 @@ export async function serveResource(ctx: RequestContext, lookup: ScopeLookup): P
     if (!sub.verbs.includes(info.verb as never)) throw methodNotAllowedRoute();
   } else if (!verbAllowed(def, info.verb)) {
     throw methodNotAllowedRoute();
+  }
+
+  // The store's key function (NamespaceKeyFunc / NoNamespaceKeyFunc) refuses names that are not path segments.
+  if (itemVerb) {
+    const bad = validatePathSegmentName(info.name, false);
+    if (bad.length > 0) throw badRequest(`Name parameter invalid: ${JSON.stringify(info.name)}: ${bad.join(';')}`);
   }
 
   switch (info.verb) {

@@ -7,6 +7,7 @@ import { authenticationOptions } from './authentication';
 import { authorizationOptions } from './authorization';
 import { encryptionOptions } from './encryption';
 import type { ApiServerOptionGroup } from './optionGroup';
+import { serverRunOptions } from './serverRun';
 
 export const apiServerOptionGroups: ApiServerOptionGroup[] = [
   admissionOptions,
@@ -14,4 +15,5 @@ export const apiServerOptionGroups: ApiServerOptionGroup[] = [
   authenticationOptions,
   authorizationOptions,
   encryptionOptions,
+  serverRunOptions,
 ];

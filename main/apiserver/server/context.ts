@@ -5,12 +5,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserInfo } from '../registry/resourceDef';
 import type { RequestInfo } from './requestInfo';
+import type { RequestTarget } from './requestTarget';
 import type { TraceRecorder } from './traceRecorder';
 
 export interface RequestContext {
   req: IncomingMessage;
   res: ServerResponse;
-  url: URL;
+  /** The parsed request target (requestTarget.ts). */
+  url: RequestTarget;
   /** Set by withRequestInfo. */
   info: RequestInfo;
   /** Set by withAuthentication; replaced by the impersonated user when the request impersonates. */

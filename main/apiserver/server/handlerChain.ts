@@ -9,6 +9,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handler, NamedFilter, RequestContext } from './context';
 import { parseRequestInfo } from './requestInfo';
+import { GO_BAD_REQUEST, refusedRequest, refuseConnection } from './connectionErrors';
+import { parseRequestTarget } from './requestTarget';
 import { TraceRecorder } from './traceRecorder';
 import { isTracePath } from './traceEndpoint';
 import type { RequestTraceLog } from './traceLog';
@@ -20,44 +22,62 @@ export function compose(filters: NamedFilter[], handler: Handler): Handler {
   };
 }
 
-/** The node:http request listener for a composed chain. */
-export function requestListener(chain: Handler, traces: RequestTraceLog | undefined) {
+/**
+ * The node:http request listener for a composed chain. A target Go's
+ * net/http would not parse is refused as net/http refuses it; nothing the
+ * listener does may throw into node:http (that would end the process).
+ */
+export function requestListener(chain: Handler, traces: RequestTraceLog | undefined, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)) {
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const url = new URL(req.url ?? '/', 'https://localhost');
-    const trace = new TraceRecorder(req.method ?? 'GET', url.pathname);
-    // Only watches and the trace stream wait on the signal: its AbortController
-    // is made when first asked for (one per request was a measurable cost).
-    let abort: AbortController | undefined;
-    let clientGone = false;
-    const ctx: RequestContext = {
-      req,
-      res,
-      url,
-      info: parseRequestInfo(req.method ?? 'GET', url),
-      trace,
-      warnings: [],
-      auditAnnotations: {},
-      get signal(): AbortSignal {
-        if (!abort) {
-          abort = new AbortController();
-          if (clientGone) abort.abort();
-        }
-        return abort.signal;
-      },
-    };
-    const done = (): void => {
-      if (!res.writableFinished) {
-        clientGone = true;
-        abort?.abort();
-      }
-      // Requests for the traces themselves are not recorded: a console following them would feed itself.
-      if (trace.finish() && !isTracePath(url.pathname)) traces?.add(trace.trace);
-    };
-    res.once('close', done);
-    void chain(ctx).catch(() => {
-      // withPanicRecovery answers everything; this only guards a chain without it.
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
+    try {
+      serve(chain, traces, req, res);
+    } catch (err) {
+      log(`apiserver: panic serving ${req.method} ${JSON.stringify(req.url)}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      refuseConnection(req.socket, undefined);
+    }
   };
+}
+
+function serve(chain: Handler, traces: RequestTraceLog | undefined, req: IncomingMessage, res: ServerResponse): void {
+  const url = parseRequestTarget(req.url ?? '');
+  const refused = url ? refusedRequest(req) : GO_BAD_REQUEST;
+  if (refused !== undefined || !url) {
+    refuseConnection(req.socket, refused);
+    return;
+  }
+  const trace = new TraceRecorder(req.method ?? 'GET', url.pathname);
+  // Only watches and the trace stream wait on the signal: its AbortController
+  // is made when first asked for (one per request was a measurable cost).
+  let abort: AbortController | undefined;
+  let clientGone = false;
+  const ctx: RequestContext = {
+    req,
+    res,
+    url,
+    info: parseRequestInfo(req.method ?? 'GET', url),
+    trace,
+    warnings: [],
+    auditAnnotations: {},
+    get signal(): AbortSignal {
+      if (!abort) {
+        abort = new AbortController();
+        if (clientGone) abort.abort();
+      }
+      return abort.signal;
+    },
+  };
+  const done = (): void => {
+    if (!res.writableFinished) {
+      clientGone = true;
+      abort?.abort();
+    }
+    // Requests for the traces themselves are not recorded: a console following them would feed itself.
+    if (trace.finish() && !isTracePath(url.pathname)) traces?.add(trace.trace);
+  };
+  res.once('close', done);
+  void chain(ctx).catch(() => {
+    // withPanicRecovery answers everything; this only guards a chain without it.
+    if (!res.headersSent) res.writeHead(500);
+    res.end();
+  });
 }

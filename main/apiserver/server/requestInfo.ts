@@ -9,6 +9,8 @@
 // A list/watch whose fieldSelector pins metadata.name=<n> names that object
 // (as kube does, so authorization by resourceNames works for it).
 
+import { parseRequestTarget, type RequestTarget } from './requestTarget';
+
 export interface RequestInfo {
   isResourceRequest: boolean;
   path: string;
@@ -28,9 +30,13 @@ const METHOD_VERBS: Record<string, string> = { POST: 'create', GET: 'get', HEAD:
 /** Namespace subresources: /api/v1/namespaces/<ns>/status is the namespace's status, not a resource named "status". */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
-/** rawUrl: the request target, or the URL the handler chain already parsed from it (parsing is not free). */
-export function parseRequestInfo(method: string, rawUrl: string | URL): RequestInfo {
-  const url = typeof rawUrl === 'string' ? new URL(rawUrl, 'https://localhost') : rawUrl;
+/**
+ * rawUrl: the request target, or the target the handler chain already parsed
+ * from it (parsing is not free). Its path is decoded once and split on '/'
+ * (Go's URL.Path, as kube splits it: `a%2Fb` is two segments).
+ */
+export function parseRequestInfo(method: string, rawUrl: string | RequestTarget): RequestInfo {
+  const url = typeof rawUrl === 'string' ? (parseRequestTarget(rawUrl) ?? { pathname: rawUrl, searchParams: new URLSearchParams() }) : rawUrl;
   const path = url.pathname;
   const info: RequestInfo = {
     isResourceRequest: false,
@@ -92,15 +98,7 @@ export function parseRequestInfo(method: string, rawUrl: string | URL): RequestI
 
 function splitPath(path: string): string[] {
   const trimmed = path.replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? [] : trimmed.split('/').map((p) => safeDecode(p));
-}
-
-function safeDecode(p: string): string {
-  try {
-    return decodeURIComponent(p);
-  } catch {
-    return p;
-  }
+  return trimmed === '' ? [] : trimmed.split('/');
 }
 
 /** kube's query booleans: "true", "1" and so on (strconv.ParseBool). */

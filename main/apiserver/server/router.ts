@@ -3,6 +3,7 @@
 // OpenAPI). Anything else is kube's 404: a Status under /api and /apis,
 // "404 page not found" elsewhere.
 
+import { StatusError } from '../api/status';
 import { serveResource, routeNotFound, type ScopeLookup } from '../endpoints/restHandler';
 import type { Handler, RequestContext } from './context';
 import { writeError, writeRaw } from './responseWriter';
@@ -13,6 +14,8 @@ export interface RouterOptions {
   lookup: ScopeLookup;
   meta: (ctx: RequestContext) => Promise<boolean>;
   traces: RequestTraceLog;
+  /** Where an error that is not a Status is logged with its stack (kube logs "apiserver received an error that is not an metav1.Status"). */
+  log?: (line: string) => void;
 }
 
 export function createRouter(opts: RouterOptions): Handler {
@@ -28,6 +31,7 @@ export function createRouter(opts: RouterOptions): Handler {
       }
       if (await opts.meta(ctx)) return;
     } catch (err) {
+      if (!(err instanceof StatusError)) opts.log?.(`apiserver: ${ctx.req.method} ${ctx.url.pathname}: an error that is not a Status: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       writeError(ctx, err);
       return;
     }

@@ -12,6 +12,7 @@ import { PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE } from '../../apiserver/storage/co
 import type { OpenApiSource } from '../../apiserver/discovery/discoveryHandler';
 import type { ResourceDef } from '../../apiserver/registry/resourceDef';
 import { apiServerOptionGroups } from '../../apiserver/options/index';
+import { guardProcess } from '../../apiserver/server/processGuard';
 import { intOption } from './intOption';
 
 export interface ApiServerFlags {
@@ -139,6 +140,7 @@ export async function runApiServerCommand(flags: ApiServerFlags): Promise<number
     return 0;
   }
   const server = first.server;
+  guardProcess((line) => process.stderr.write(`${line}\n`));
   process.stdout.write(
     `pilothouse apiserver: serving on ${server.url} (etcd ${cfg.etcdServers.join(',')}, storage ${cfg.storageMediaType}, prefix ${cfg.etcdPrefix})\n`,
   );

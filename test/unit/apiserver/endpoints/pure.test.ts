@@ -57,12 +57,14 @@ describe('goJsonError (Go encoding/json wording)', () => {
 });
 
 describe('bodyFormat', () => {
-  it('accepts JSON, YAML and protobuf; 415 otherwise', () => {
+  it('accepts JSON, YAML and protobuf, reads a body without Content-Type as JSON; 415 otherwise', () => {
+    expect(bodyFormat(undefined)).toBe('application/json');
+    expect(bodyFormat('')).toBe('application/json');
     expect(bodyFormat('application/json; charset=utf-8')).toBe('application/json');
     expect(bodyFormat('application/yaml')).toBe('application/yaml');
     expect(bodyFormat('application/vnd.kubernetes.protobuf')).toBe('application/vnd.kubernetes.protobuf');
     try {
-      bodyFormat(undefined);
+      bodyFormat('text/plain');
       expect.unreachable();
     } catch (e) {
       expect((e as StatusError).status.code).toBe(415);

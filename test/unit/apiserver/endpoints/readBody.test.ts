@@ -23,13 +23,17 @@ describe('readBody', () => {
     expect((await readBody({ req: asRequest(done) })).length).toBe(0);
   });
 
-  it('refuses a body past the limit with 413 RequestEntityTooLarge and stops reading', async () => {
+  it('refuses a body past the limit with 413 RequestEntityTooLarge, stops reading and closes the connection after the answer', async () => {
     const req = new PassThrough();
-    const read = readBody({ req: asRequest(req) }, 8);
+    const headers: Record<string, string> = {};
+    const res = Object.assign(new PassThrough(), { setHeader: (k: string, v: string) => (headers[k] = v) }) as unknown as Parameters<typeof readBody>[0]['res'];
+    const read = readBody({ req: asRequest(req), res }, 8);
     req.write(Buffer.from('12345'));
     req.write(Buffer.from('67890'));
-    await expect(read).rejects.toMatchObject({ status: { code: 413, reason: 'RequestEntityTooLarge', message: 'the server has received a request that is too large: limit is 8 bytes' } });
-    expect(req.destroyed).toBe(true);
+    await expect(read).rejects.toMatchObject({ status: { code: 413, reason: 'RequestEntityTooLarge', message: 'Request entity too large: limit is 8' } });
+    expect(req.isPaused()).toBe(true);
+    expect(req.listenerCount('data')).toBe(0);
+    expect(headers).toEqual({ Connection: 'close' });
   });
 
   it('fails when the connection closes before the body ends', async () => {
@@ -38,5 +42,17 @@ describe('readBody', () => {
     req.write(Buffer.from('{"a"'));
     req.destroy();
     await expect(read).rejects.toThrow('the connection closed before the body ended');
+  });
+});
+
+describe('readBody after the request was answered', () => {
+  it('fails once the response has closed (a timed-out request whose body never came)', async () => {
+    const req = new PassThrough();
+    const res = new PassThrough();
+    const read = readBody({ req: asRequest(req), res: res as unknown as Parameters<typeof readBody>[0]['res'] });
+    req.write(Buffer.from('{"a"'));
+    res.destroy();
+    await expect(read).rejects.toThrow('the connection closed before the body ended');
+    expect(res.listenerCount('close')).toBe(0);
   });
 });
