@@ -63,7 +63,12 @@ async function serveClients(member: Member, config: MemberConfig): Promise<{ por
   // Loaded on demand so that an in-process member need not load gRPC.
   const { startClientServer } = await import('../api/index');
   const tls = loadTlsFiles(config.clientTls);
-  return startClientServer(member, { listenUrls: config.listenClientUrls, maxRequestBytes: config.maxRequestBytes, ...(tls && { tls }) });
+  return startClientServer(member, {
+    listenUrls: config.listenClientUrls,
+    maxRequestBytes: config.maxRequestBytes,
+    ...(tls && { tls }),
+    ...(config.cors && { cors: config.cors }),
+  });
 }
 
 /**
