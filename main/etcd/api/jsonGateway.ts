@@ -14,7 +14,8 @@
 // server's "etcdserver: request is too large" (400). The body is read up to
 // BODY_FACTOR times that message limit (JSON carries bytes as base64, 4/3 of
 // their size, plus field names); a body past that is not read further and
-// gets the same 429, naming the bytes it sent, and the connection is closed.
+// gets the same 429, naming the bytes it sent, and the connection is closed
+// after it (the rest of the body is dropped, not kept).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Metadata, type handleUnaryCall, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
@@ -59,6 +60,8 @@ const AS_JSON: protobuf.IConversionOptions = { longs: String, enums: String, byt
 
 /** A JSON body may be this many times the gRPC message limit. */
 const BODY_FACTOR = 2;
+/** How much of a refused body is read and dropped before the connection is cut. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export type ServiceImplementations = Record<string, UntypedServiceImplementation>;
 
@@ -143,12 +146,19 @@ function omitZeroValues(value: unknown): unknown {
   return out;
 }
 
-/** A body past the limit: answered without reading the rest, then the connection ends. */
+/**
+ * A body past the limit: answered at once, and the rest is read and dropped
+ * (so the client, still writing, gets to read the answer instead of a
+ * reset) up to DISCARD_LIMIT_BYTES more; then the connection is cut.
+ */
 function refuseBody(req: IncomingMessage, res: ServerResponse, size: number, limit: number): void {
   req.removeAllListeners('data');
-  req.pause();
+  let discarded = 0;
+  req.on('data', (c: Buffer) => {
+    discarded += c.length;
+    if (discarded > DISCARD_LIMIT_BYTES) req.socket.destroy();
+  });
   res.setHeader('Connection', 'close');
-  res.on('finish', () => req.socket.destroy());
   sendError(res, GrpcCode.ResourceExhausted, messageTooLargeText(size, limit));
 }
 

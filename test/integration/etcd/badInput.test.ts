@@ -2,8 +2,9 @@
 // and peer URLs (and --cors), fed malformed and oversized input on a client
 // port. Each case asserts the answer, that no member exited, and at the end
 // that every key written before is intact and etcdctl still works.
-// PILOTHOUSE_TEST_IMPL=etcd runs the same cases against Debian's etcd 3.4;
-// where the answers differ (both refuse, in other words) `want` names each.
+// PILOTHOUSE_TEST_IMPL=etcd runs the same cases against Debian's etcd 3.4
+// (on a TLS client port it serves gRPC through Go's net/http2 server); where
+// the answers differ (both refuse, in other words) `want` names each.
 // Ports 21000–21099: the cluster on 21000–21005.
 
 import { readFileSync } from 'node:fs';
@@ -117,23 +118,23 @@ describe(`members under hostile clients (${TARGET})`, { timeout: 30_000 }, () =>
     expect(a.frames).toEqual(want({ etcd: [], pilothouse: ['SETTINGS', 'GOAWAY INTERNAL_ERROR'] }));
   });
 
-  it('HTTP/2 garbage after the preface (a 16 MB DATA frame header, then noise): a connection error', async () => {
+  it('HTTP/2 garbage after the preface (a 16 MB DATA frame header, then noise): GOAWAY FRAME_SIZE_ERROR', async () => {
     const a = await h2([Buffer.from([0xff, 0xff, 0xff, T.DATA, 0, 0, 0, 0, 1]), Buffer.alloc(300, 0xff)], 10_000, (f) => f.some((x) => x.startsWith('GOAWAY')));
-    // etcd closes without a word; nghttp2 says GOAWAY and leaves the closing to the client.
-    expect(a.frames.filter((f) => f.startsWith('GOAWAY'))).toEqual(want({ etcd: [], pilothouse: ['GOAWAY FRAME_SIZE_ERROR'] }));
-    if (TARGET === 'etcd') expect(a.closed).toBe(true);
+    expect(a.frames.filter((f) => f.startsWith('GOAWAY'))).toEqual(['GOAWAY FRAME_SIZE_ERROR']);
   });
 
   it('an HPACK expansion bomb (19 KB referring 15,000 times to a 4 KB entry) is refused on its stream', async () => {
     const a = await h2(headerFrames(1, bomb(15_000), true), 10_000, answered(1));
-    expect(a.frames).toContain(want({ etcd: 'RST_STREAM 1 FRAME_SIZE_ERROR', pilothouse: 'RST_STREAM 1 ENHANCE_YOUR_CALM' }));
+    // Go's net/http2 answers a header list over its limit with a 431 response; nghttp2 resets the stream.
+    expect(a.frames).toContain(want({ etcd: 'HEADERS 1', pilothouse: 'RST_STREAM 1 ENHANCE_YOUR_CALM' }));
     expect(a.closed).toBe(false);
   });
 
   it('an HPACK bomb after a request whose :authority had to be repaired is never re-encoded', async () => {
     const first = headerFrames(1, grpcRequestBlock(RANGE, `https://${authority}`, 'https'), false);
     const a = await h2([...first, frame(T.DATA, F.END_STREAM, 1, RANGE_BODY), ...headerFrames(3, bomb(50_000), true)], 10_000, answered(3));
-    expect(a.frames).toContain(want({ etcd: 'RST_STREAM 3 FRAME_SIZE_ERROR', pilothouse: 'GOAWAY ENHANCE_YOUR_CALM' }));
+    // etcd takes the URL :authority as it is and answers 431 as above; here the filter ends the connection.
+    expect(a.frames).toContain(want({ etcd: 'HEADERS 3', pilothouse: 'GOAWAY ENHANCE_YOUR_CALM' }));
   });
 
   it('a CONTINUATION flood (a HEADERS without END_HEADERS, then 5,000 empty CONTINUATIONs)', async () => {
@@ -148,8 +149,7 @@ describe(`members under hostile clients (${TARGET})`, { timeout: 30_000 }, () =>
   it('a header table size update above the 4096 advertised is a COMPRESSION_ERROR', async () => {
     const block = Buffer.concat([Buffer.from([0x3f, 0xe2, 0x1f]), grpcRequestBlock(RANGE, authority, 'https')]); // update to 4097
     const a = await h2(headerFrames(1, block, true), 10_000, (f) => f.some((x) => x.startsWith('GOAWAY')));
-    expect(a.frames.filter((f) => f.startsWith('GOAWAY') || f.startsWith('HEADERS'))).toEqual(want({ etcd: [], pilothouse: ['GOAWAY COMPRESSION_ERROR'] }));
-    if (TARGET === 'etcd') expect(a.closed).toBe(true);
+    expect(a.frames.filter((f) => f.startsWith('GOAWAY') || f.startsWith('HEADERS'))).toEqual(['GOAWAY COMPRESSION_ERROR']);
   });
 
   it('a huge SETTINGS_HEADER_TABLE_SIZE from the client is acknowledged and the connection serves', async () => {
