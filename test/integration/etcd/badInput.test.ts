@@ -180,6 +180,12 @@ describe(`members under hostile clients (${TARGET})`, { timeout: 30_000 }, () =>
     if (TARGET === 'pilothouse') expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
   });
 
+  it('a TCP connection to the TLS port that never starts a handshake is closed', async () => {
+    const a = await exchange(connectTcp(port, '127.0.0.1'), [], 15_000);
+    // etcd has no handshake deadline and keeps it open.
+    expect(a.closed).toBe(want({ etcd: false, pilothouse: true }));
+  });
+
   it('gateway: a body over max-request-bytes is "request is too large"; over the gRPC limit, ResourceExhausted', async () => {
     expect(await gatewayPut(1_600_000)).toEqual({ status: 400, body: JSON.stringify({ error: 'etcdserver: request is too large', message: 'etcdserver: request is too large', code: 3 }) });
     const tooLarge = 'grpc: received message larger than max (3000019 vs. 2097152)';
