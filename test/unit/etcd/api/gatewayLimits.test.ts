@@ -69,7 +69,7 @@ describe('--cors with a list of origins', () => {
   });
 
   it('sends no CORS headers to another origin or without one', async () => {
-    for (const headers of [{ origin: 'http://b.example:80' }, {}]) {
+    for (const headers of [{ origin: 'http://b.example:80' }, {}] as Record<string, string>[]) {
       const r = await send('/health', 'GET', '', headers);
       expect(r.status).toBe(200);
       expect(Object.keys(r.headers).filter((k) => k.startsWith('access-control-'))).toEqual([]);
