@@ -14,8 +14,8 @@
 // server's "etcdserver: request is too large" (400). The body is read up to
 // BODY_FACTOR times that message limit (JSON carries bytes as base64, 4/3 of
 // their size, plus field names); a body past that is not read further and
-// gets the same 429, naming the bytes it sent, and the connection is closed
-// after it (the rest of the body is dropped, not kept).
+// gets the same 429, naming the bytes it sent, once the rest of it has been
+// read and dropped (never kept).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Metadata, type handleUnaryCall, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
@@ -147,9 +147,10 @@ function omitZeroValues(value: unknown): unknown {
 }
 
 /**
- * A body past the limit: answered at once, and the rest is read and dropped
- * (so the client, still writing, gets to read the answer instead of a
- * reset) up to DISCARD_LIMIT_BYTES more; then the connection is cut.
+ * A body past the limit: the rest is read and dropped, up to
+ * DISCARD_LIMIT_BYTES (past that the connection is cut), and answered once
+ * it ended, so that a client still writing gets to read the answer instead
+ * of a reset.
  */
 function refuseBody(req: IncomingMessage, res: ServerResponse, size: number, limit: number): void {
   req.removeAllListeners('data');
@@ -158,8 +159,7 @@ function refuseBody(req: IncomingMessage, res: ServerResponse, size: number, lim
     discarded += c.length;
     if (discarded > DISCARD_LIMIT_BYTES) req.socket.destroy();
   });
-  res.setHeader('Connection', 'close');
-  sendError(res, GrpcCode.ResourceExhausted, messageTooLargeText(size, limit));
+  req.once('end', () => sendError(res, GrpcCode.ResourceExhausted, messageTooLargeText(size, limit)));
 }
 
 function sendError(res: ServerResponse, code: number, message: string): void {

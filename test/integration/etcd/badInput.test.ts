@@ -226,6 +226,17 @@ describe(`members under hostile clients (${TARGET})`, { timeout: 30_000 }, () =>
     expect(r.stderr.trim().split('\n').at(-1)).toBe('Error: etcdserver: too many operations in txn request');
   });
 
+  it('garbage and an HPACK bomb on a peer port (with a member\'s peer certificate) cost that connection only', async () => {
+    const peer = pki.members.get('m2')!.peer;
+    const peerSocket = () =>
+      connectTls({ host: '127.0.0.1', port: Number(new URL(tc.cluster.layout[0]!.peerUrl).port), servername: 'localhost', ca: readFileSync(pki.ca.cert), cert: readFileSync(peer.cert), key: readFileSync(peer.key), ALPNProtocols: ['h2'] });
+    const garbage = await exchange(peerSocket(), [PREFACE, Buffer.alloc(300, 0xff)], 10_000);
+    expect(garbage.closed).toBe(true);
+    const bombed = await exchange(peerSocket(), [PREFACE, frame(T.SETTINGS, 0, 0), ...headerFrames(1, bomb(15_000), true)], 10_000, answered(1));
+    expect(bombed.frames.some((f) => /^(HEADERS|RST_STREAM) 1/.test(f) || f.startsWith('GOAWAY'))).toBe(true);
+    expect((await ctl(['put', '/after/peer', 'ok'])).stdout.trim()).toBe('OK');
+  });
+
   it('afterwards: every member is running, every key is intact and etcdctl works', async () => {
     expect(membersRunning(), memberLogTails(tc.cluster)).toEqual(tc.cluster.layout.map((m) => m.name));
     const r = await ctl(['get', '/before/', '--prefix', '-w', 'json']);
