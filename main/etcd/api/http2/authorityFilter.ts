@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { isAcceptedAuthority, repairAuthority } from './authority';
 import type { HeaderField } from '../../../common/http2/hpackDecoder';
+import { GoAwayScanner } from './goAwayScanner';
 import { HeaderFilterError, HeaderFrameFilter, type HeaderFrameFilterOptions } from './headerFrameFilter';
 
 /** The fields with every refused :authority replaced by its host:port, or null if none is refused. */
@@ -31,6 +32,7 @@ const GOAWAY_FLUSH_MS = 1000;
 
 export class AuthorityFilteredSocket extends Duplex {
   private readonly frames: HeaderFrameFilter;
+  private readonly serverFrames = new GoAwayScanner();
   private goingAway = false;
 
   constructor(
@@ -89,7 +91,9 @@ export class AuthorityFilteredSocket extends Duplex {
   override _write(chunk: Buffer, _encoding: BufferEncoding, cb: (err?: Error | null) => void): void {
     // Accepted by the socket below its high-water mark: done. Otherwise wait
     // for 'drain', so back-pressure reaches the writer.
-    if (this.socket.write(chunk)) cb();
+    const ok = this.socket.write(chunk);
+    this.afterServerWrite(chunk);
+    if (ok) cb();
     else this.socket.once('drain', () => cb());
   }
 
@@ -98,8 +102,18 @@ export class AuthorityFilteredSocket extends Duplex {
     let ok = true;
     for (const c of chunks) ok = this.socket.write(c.chunk);
     this.socket.uncork();
+    for (const c of chunks) this.afterServerWrite(c.chunk);
     if (ok) cb();
     else this.socket.once('drain', () => cb());
+  }
+
+  /** The server ended the connection with an error GOAWAY (goAwayScanner.ts): close it once that is written. */
+  private afterServerWrite(chunk: Buffer): void {
+    if (this.goingAway || this.serverFrames.push(chunk) === undefined) return;
+    this.goingAway = true;
+    this.socket.removeAllListeners('data');
+    this.socket.end(() => this.socket.destroy());
+    setTimeout(() => this.socket.destroy(), GOAWAY_FLUSH_MS).unref();
   }
 
   override _final(cb: (err?: Error | null) => void): void {
