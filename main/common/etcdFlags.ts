@@ -15,7 +15,7 @@ export const DEFAULT_NAME = 'default';
 /** embed.maxElectionMs: etcd rejects longer election timeouts. */
 const MAX_ELECTION_MS = 50_000;
 
-type FlagKind = 'string' | 'uint' | 'int64' | 'urls' | 'bool' | 'state' | 'duration';
+type FlagKind = 'string' | 'uint' | 'int64' | 'urls' | 'bool' | 'state' | 'duration' | 'origins';
 
 interface FlagSpec {
   kind: FlagKind;
@@ -42,6 +42,8 @@ const FLAGS: Record<string, FlagSpec> = {
   'quota-backend-bytes': { kind: 'int64', default: '0' },
   'max-request-bytes': { kind: 'uint', default: '1572864' },
   'max-txn-ops': { kind: 'uint', default: '128' },
+  // Origins allowed on the client port's HTTP endpoints: "*" or URLs.
+  cors: { kind: 'origins', default: '*' },
   'experimental-watch-progress-notify-interval': { kind: 'duration', default: '10m' },
   // TLS (etcd's embed.Config ClientTLSInfo / PeerTLSInfo): PEM file paths.
   'cert-file': { kind: 'string', default: '' },
@@ -215,6 +217,7 @@ export function parseEtcdFlags(
     maxTxnOps: Number(get('max-txn-ops')),
     watchProgressNotifyInterval: parseGoDurationMs(get('experimental-watch-progress-notify-interval')),
     strictReconfigCheck: /^(1|t|true|TRUE|True|T)$/.test(get('strict-reconfig-check')),
+    cors: get('cors').split(','),
     ...(clientTls && { clientTls }),
     ...(peerTls && { peerTls }),
     ...(autoCompaction && { autoCompaction }),
@@ -342,6 +345,14 @@ function valueProblem(spec: FlagSpec, value: string): string | undefined {
       return /^-?\d+$/.test(value) && Math.abs(Number(value)) <= Number.MAX_SAFE_INTEGER ? undefined : 'parse error';
     case 'state':
       return value === 'new' || value === 'existing' ? undefined : 'invalid value';
+    case 'origins':
+      // etcd's flags.NewUniqueURLsWithExceptions("*"): "*" alone, or URLs.
+      if (value === '*') return undefined;
+      for (const u of value.split(',')) {
+        const problem = urlProblem(u);
+        if (problem) return problem;
+      }
+      return undefined;
     case 'urls':
       for (const u of splitUrls(value)) {
         const problem = urlProblem(u);
@@ -363,7 +374,8 @@ export function urlProblem(text: string): string | undefined {
   if (!['http', 'https', 'unix', 'unixs'].includes(scheme)) {
     return `URL scheme must be http, https, unix, or unixs: ${text}`;
   }
-  if ((scheme === 'http' || scheme === 'https') && url.port === '') {
+  // WHATWG URL drops a scheme's default port (":80" reads as ''); Go keeps it.
+  if ((scheme === 'http' || scheme === 'https') && url.port === '' && !/^[^:]+:\/\/[^/?#]*:\d+(?:[/?#]|$)/.test(text)) {
     return `URL address does not have the form "host:port": ${text}`;
   }
   if (url.pathname !== '' && url.pathname !== '/') return `URL must not contain a path: ${text}`;

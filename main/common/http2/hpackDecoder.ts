@@ -20,6 +20,24 @@ export interface DecodedBlock {
 
 export class HpackError extends Error {}
 
+/**
+ * The decoded header list grew past `maxHeaderListSize`. Decoding stops
+ * there, so the dynamic table no longer mirrors the peer's: the connection
+ * cannot go on being decoded (RFC 7541 §2.3.2 needs every block).
+ */
+export class HeaderListTooLargeError extends HpackError {}
+
+export interface HpackDecoderOptions {
+  /**
+   * Largest decoded header list, counted as SETTINGS_MAX_HEADER_LIST_SIZE
+   * counts it (RFC 7540 §6.5.2: name and value octets plus 32 per field).
+   * It bounds what one block can expand to: a one-byte indexed field can
+   * stand for a table entry of thousands of octets (an HPACK bomb).
+   * Unlimited by default.
+   */
+  maxHeaderListSize?: number;
+}
+
 /** RFC 7541 §4.1: an entry's size is its name and value octets plus 32. */
 const ENTRY_OVERHEAD = 32;
 /** Larger integers than this are not legitimate in any field of a header block we accept. */
@@ -30,14 +48,22 @@ export class HpackDecoder {
   private readonly entries: HeaderEntry[] = [];
   private size = 0;
   private maxSize: number;
+  private readonly maxHeaderListSize: number;
 
   /**
    * @param maxSize the initial table size (SETTINGS_HEADER_TABLE_SIZE default 4096)
    * @param sizeLimit the largest size a table size update may ask for; the real
    *   bound is the receiver's own setting, which the receiver checks itself.
+   *   A larger update is a decoding error (§4.2), which HTTP/2 answers with a
+   *   COMPRESSION_ERROR.
    */
-  constructor(maxSize = 4096, private readonly sizeLimit = 65536) {
+  constructor(
+    maxSize = 4096,
+    private readonly sizeLimit = 65536,
+    opts: HpackDecoderOptions = {},
+  ) {
     this.maxSize = maxSize;
+    this.maxHeaderListSize = opts.maxHeaderListSize ?? Infinity;
   }
 
   /** The dynamic table, newest first, and its size: for tests and debugging. */
@@ -50,17 +76,23 @@ export class HpackDecoder {
     const fields: HeaderField[] = [];
     const tableSizeUpdates: number[] = [];
     const r = { pos: 0 };
+    let listSize = 0;
+    const push = (f: HeaderField) => {
+      listSize += f.name.length + f.value.length + ENTRY_OVERHEAD;
+      if (listSize > this.maxHeaderListSize) throw new HeaderListTooLargeError(`header list larger than ${this.maxHeaderListSize} octets`);
+      fields.push(f);
+    };
     while (r.pos < block.length) {
       const b = block[r.pos]!;
       if (b & 0x80) {
         // §6.1 indexed field
         const e = this.lookup(readInteger(block, r, 7));
-        fields.push({ name: e.name, value: e.value, sensitive: false });
+        push({ name: e.name, value: e.value, sensitive: false });
       } else if (b & 0x40) {
         // §6.2.1 literal with incremental indexing
         const f = this.readLiteral(block, r, 6, false);
         this.add(f);
-        fields.push(f);
+        push(f);
       } else if (b & 0x20) {
         // §6.3 dynamic table size update: only before the first field (§4.2)
         if (fields.length > 0) throw new HpackError('table size update after a header field');
@@ -71,7 +103,7 @@ export class HpackDecoder {
         tableSizeUpdates.push(size);
       } else {
         // §6.2.2 without indexing (0000), §6.2.3 never indexed (0001)
-        fields.push(this.readLiteral(block, r, 4, (b & 0x10) !== 0));
+        push(this.readLiteral(block, r, 4, (b & 0x10) !== 0));
       }
     }
     return { fields, tableSizeUpdates };

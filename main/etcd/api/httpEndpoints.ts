@@ -8,17 +8,11 @@
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { EtcdServer } from '../server/types';
+import { applyCors } from './cors';
 import { gatewayRoute, serveGateway, type ServiceImplementations } from './jsonGateway';
 
 /** The /version answer. The cluster version is the minor the cluster agreed on. */
 export const VERSION_BODY = JSON.stringify({ etcdserver: '3.4.23', etcdcluster: '3.4.0' });
-
-// etcd wraps its client-port HTTP mux in these CORS headers (embed/serve.go).
-const CORS_HEADERS: Record<string, string> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'POST, GET, OPTIONS, PUT, DELETE',
-  'Access-Control-Allow-Headers': 'accept, content-type, authorization',
-};
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -27,11 +21,18 @@ export interface HttpEndpointOptions {
   version: boolean;
   /** The gRPC handlers, for the /v3 JSON gateway (client port only). */
   gateway?: ServiceImplementations;
+  /** --max-request-bytes, which bounds gateway request bodies (etcd default 1.5 MiB). */
+  maxRequestBytes?: number;
+  /** --cors: allowed origins, or ["*"] (etcd's default) for all. */
+  cors?: readonly string[];
 }
+
+/** etcd 3.4's --max-request-bytes default. */
+const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 
 export function clientHttpHandler(server: EtcdServer, opts: HttpEndpointOptions = { version: true }): RequestListener {
   return (req, res) => {
-    for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
+    if (applyCors(opts.cors ?? ['*'], req, res)) return;
     const path = (req.url ?? '/').split('?', 1)[0];
     const done = (p: Promise<void>) =>
       p.catch((err: unknown) => goError(res, 500, err instanceof Error ? err.message : String(err)));
@@ -53,7 +54,7 @@ export function clientHttpHandler(server: EtcdServer, opts: HttpEndpointOptions 
         res.setHeader('Allow', 'POST');
         return goError(res, 405, 'Method Not Allowed');
       }
-      return serveGateway(opts.gateway!, route, req, res);
+      return serveGateway(opts.gateway!, route, req, res, opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
     }
     goError(res, 404, '404 page not found');
   };

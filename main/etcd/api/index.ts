@@ -27,6 +27,7 @@ import { healthService } from './healthService';
 import { filterClientAuthority } from './http2/authorityFilter';
 import type { ServiceImplementations } from './jsonGateway';
 import { routeByPreface } from './protocolSniffer';
+import { maxGrpcMessageBytes } from './requestLimits';
 import { LeaderMonitor } from './streamCall';
 import { watchService } from './watchService';
 import { alpnRoute, createClientTlsServer, type ClientTlsOptions } from './tlsTermination';
@@ -43,6 +44,8 @@ export interface ClientServerOptions {
   maxRequestBytes: number;
   /** Required when a listen URL is https://; http:// URLs stay plain. */
   tls?: ClientTlsOptions;
+  /** --cors: origins allowed on the HTTP endpoints; absent or ["*"]: all. */
+  cors?: readonly string[];
 }
 
 export interface ClientServerHandle {
@@ -56,14 +59,12 @@ export interface ClientServerHandle {
   close(graceMs?: number): Promise<void>;
 }
 
-/** etcd's v3rpc/grpc.go: requests may exceed max-request-bytes by this much of gRPC framing. */
-const GRPC_OVERHEAD_BYTES = 512 * 1024;
 /** etcd sends responses of any size (math.MaxInt32). */
 const MAX_SEND_BYTES = 2 ** 31 - 1;
 
 export function grpcServerOptions(maxRequestBytes: number): Record<string, number> {
   return {
-    'grpc.max_receive_message_length': maxRequestBytes + GRPC_OVERHEAD_BYTES,
+    'grpc.max_receive_message_length': maxGrpcMessageBytes(maxRequestBytes),
     'grpc.max_send_message_length': MAX_SEND_BYTES,
     // Keepalive is left at grpc-js defaults on purpose: they never answer
     // etcdctl's 2 s client pings with GOAWAY too_many_pings.
@@ -97,7 +98,9 @@ export async function startClientServer(server: EtcdServer, opts: ClientServerOp
   grpc.addService(grpcHealthService(), healthService());
   // Insecure on purpose: TLS, where configured, has already ended in front.
   const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
-  const http1 = createHttpServer(clientHttpHandler(server, { version: true, gateway: impls }));
+  const http1 = createHttpServer(
+    clientHttpHandler(server, { version: true, gateway: impls, maxRequestBytes: opts.maxRequestBytes, ...(opts.cors && { cors: opts.cors }) }),
+  );
 
   const connections = new ConnectionTracker();
   const http1Connections = new ConnectionTracker();

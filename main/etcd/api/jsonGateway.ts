@@ -6,12 +6,23 @@
 // values left out; errors as {"error","message","code"} with grpc-gateway
 // v1's HTTP status for the code. Requests may use proto or lowerCamel names
 // and enum names or numbers, as jsonpb accepts.
+//
+// Size: etcd's gateway hands the decoded request to its own gRPC server, so
+// a request whose protobuf is larger than max-request-bytes + 512 KiB gets
+// that server's ResourceExhausted ("grpc: received message larger than
+// max", HTTP 429), and a smaller one still over max-request-bytes the
+// server's "etcdserver: request is too large" (400). The body is read up to
+// BODY_FACTOR times that message limit (JSON carries bytes as base64, 4/3 of
+// their size, plus field names); a body past that is not read further and
+// gets the same 429, naming the bytes it sent, once the rest of it has been
+// read and dropped (never kept).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Metadata, type handleUnaryCall, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { GrpcCode } from '../errors';
 import { etcdRoot } from './protos';
+import { maxGrpcMessageBytes, messageTooLargeText } from './requestLimits';
 
 /** path after /v3/ → [service, method, request type] */
 const ROUTES: Record<string, [string, string, string]> = {
@@ -47,6 +58,11 @@ const HTTP_STATUS: Record<number, number> = {
 const AS_DECODED: protobuf.IConversionOptions = { longs: String, enums: Number, defaults: true, oneofs: true };
 const AS_JSON: protobuf.IConversionOptions = { longs: String, enums: String, bytes: String };
 
+/** A JSON body may be this many times the gRPC message limit. */
+const BODY_FACTOR = 2;
+/** How much of a refused body is read and dropped before the connection is cut. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
 export type ServiceImplementations = Record<string, UntypedServiceImplementation>;
 
 /** The route for a path, or undefined when the path is not a gateway call. */
@@ -55,17 +71,37 @@ export function gatewayRoute(path: string): [string, string, string] | undefined
   return m ? ROUTES[m[1]!] : undefined;
 }
 
-export function serveGateway(impls: ServiceImplementations, route: [string, string, string], req: IncomingMessage, res: ServerResponse): void {
+export function serveGateway(
+  impls: ServiceImplementations,
+  route: [string, string, string],
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxRequestBytes: number,
+): void {
   const [service, method, requestType] = route;
+  const limit = maxGrpcMessageBytes(maxRequestBytes);
+  const bodyLimit = BODY_FACTOR * limit;
+  const declared = Number(req.headers['content-length']);
+  if (declared > bodyLimit) return refuseBody(req, res, declared, limit);
   const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
+  let received = 0;
+  const onData = (c: Buffer) => {
+    received += c.length;
+    if (received > bodyLimit) return refuseBody(req, res, received, limit);
+    chunks.push(c);
+  };
+  req.on('data', onData);
   req.on('end', () => {
+    if (received > bodyLimit) return;
     let request: object;
     try {
       const body = Buffer.concat(chunks).toString('utf8');
       const type = etcdRoot().lookupType(`etcdserverpb.${requestType}`);
       const json: unknown = body.trim() === '' ? {} : JSON.parse(body);
-      request = type.toObject(type.fromObject(protoNames(type, json) as Record<string, unknown>), AS_DECODED);
+      const message = type.fromObject(protoNames(type, json) as Record<string, unknown>);
+      const size = type.encode(message).len;
+      if (size > limit) return sendError(res, GrpcCode.ResourceExhausted, messageTooLargeText(size, limit));
+      request = type.toObject(message, AS_DECODED);
     } catch (err) {
       return sendError(res, GrpcCode.InvalidArgument, err instanceof Error ? err.message : String(err));
     }
@@ -108,6 +144,22 @@ function omitZeroValues(value: unknown): unknown {
     out[k] = omitZeroValues(v);
   }
   return out;
+}
+
+/**
+ * A body past the limit: the rest is read and dropped, up to
+ * DISCARD_LIMIT_BYTES (past that the connection is cut), and answered once
+ * it ended, so that a client still writing gets to read the answer instead
+ * of a reset.
+ */
+function refuseBody(req: IncomingMessage, res: ServerResponse, size: number, limit: number): void {
+  req.removeAllListeners('data');
+  let discarded = 0;
+  req.on('data', (c: Buffer) => {
+    discarded += c.length;
+    if (discarded > DISCARD_LIMIT_BYTES) req.socket.destroy();
+  });
+  req.once('end', () => sendError(res, GrpcCode.ResourceExhausted, messageTooLargeText(size, limit)));
 }
 
 function sendError(res: ServerResponse, code: number, message: string): void {

@@ -4,6 +4,12 @@
 // decide are pushed back onto the socket before it is handed over, so the
 // chosen server sees the stream from its first byte.
 //
+// A connection that sends nothing is closed after SNIFF_TIMEOUT_MS, so idle
+// sockets cannot pile up before any server owns them (cmux's read timeout;
+// etcd leaves it unset, which lets such sockets stay until the OS drops
+// them). Every client etcd serves writes first: gRPC's preface, an HTTP
+// request line; none waits for the server to speak.
+//
 // It works on any Duplex socket, so TLS can be terminated in front of it
 // later (a tls.Server's 'secureConnection' socket sniffed the same way, or
 // routed by ALPN "h2" without sniffing).
@@ -13,6 +19,9 @@ import type { Socket } from 'node:net';
 /** RFC 7540 §3.5: every HTTP/2 client connection starts with these 24 bytes. */
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 
+/** How long a connection may stay silent before its protocol is known. */
+export const SNIFF_TIMEOUT_MS = 5_000;
+
 export interface ProtocolRoutes {
   http2(socket: Socket): void;
   http1(socket: Socket): void;
@@ -21,13 +30,15 @@ export interface ProtocolRoutes {
 /**
  * Reads until the first bytes either match the whole preface or diverge from
  * it (at most 24 bytes are examined), then routes the socket. A socket that
- * closes before deciding is simply dropped.
+ * closes, or stays silent for `timeoutMs`, before deciding is dropped.
  */
-export function routeByPreface(socket: Socket, routes: ProtocolRoutes): void {
+export function routeByPreface(socket: Socket, routes: ProtocolRoutes, timeoutMs = SNIFF_TIMEOUT_MS): void {
   const chunks: Buffer[] = [];
   let seen = 0;
+  const timer = setTimeout(onEnd, timeoutMs);
 
   const cleanup = () => {
+    clearTimeout(timer);
     socket.removeListener('readable', onReadable);
     socket.removeListener('end', onEnd);
     socket.removeListener('error', onEnd);

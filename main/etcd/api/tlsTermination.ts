@@ -25,6 +25,9 @@ export interface ClientTlsOptions {
 
 export type AlpnRoute = 'h2' | 'http/1.1' | 'sniff';
 
+/** A TLS handshake not finished by then ends the connection. */
+export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+
 /** ALPN selection; undefined rejects the handshake (no protocol in common). */
 export function selectAlpn(offered: string[]): string | undefined {
   if (offered.includes('http/1.1')) return 'http/1.1';
@@ -59,6 +62,10 @@ export function createClientTlsServer(
     // Go sets TCP_NODELAY on every connection; small unary replies must not wait.
     noDelay: true,
     ALPNCallback: ({ protocols }) => selectAlpn(protocols),
+    // Node's default is 120 s; a connection that sends nothing is closed as
+    // quickly as on a plain port (protocolSniffer.ts), allowing for a loaded
+    // machine's slow handshakes.
+    handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
   });
   server.on('connection', onTcp);
   server.on('secureConnection', onSecure);

@@ -16,12 +16,7 @@ import { etcdRoot } from './protos';
 import { bidiFor, type StreamHandler } from './streamCall';
 import type { ServiceContext } from './unaryCall';
 import type { WireKeyValue, WireLong, WireResponseHeader } from './wire';
-
-/**
- * etcd 3.4's watch server fragments at max-request-bytes plus the gRPC
- * overhead allowance (NewWatchServer: MaxRequestBytes + grpcOverheadBytes).
- */
-const GRPC_OVERHEAD_BYTES = 512 * 1024;
+import { maxGrpcMessageBytes } from './requestLimits';
 
 /** etcd's default --experimental-watch-progress-notify-interval: 10 minutes. */
 export const DEFAULT_PROGRESS_NOTIFY_INTERVAL_MS = 10 * 60 * 1000;
@@ -155,7 +150,7 @@ export function watchService(ctx: ServiceContext): UntypedServiceImplementation 
       const stream = new WatchStream(watchable(), {
         send: (reply) => {
           const wr = watchReplyToWire(headerToWire(responseHeader(reply.revision)), reply);
-          if (reply.fragment === true) for (const part of fragmentReply(wr, server.config.maxRequestBytes + GRPC_OVERHEAD_BYTES)) write(part);
+          if (reply.fragment === true) for (const part of fragmentReply(wr, maxGrpcMessageBytes(server.config.maxRequestBytes)) /* etcd's NewWatchServer: MaxRequestBytes + grpcOverheadBytes */) write(part);
           else write(wr);
         },
         writable: () => open && !call.writableNeedDrain,

@@ -21,6 +21,9 @@ import type { MemberConfig } from './types';
 import { loadTlsFiles } from './tlsFiles';
 import { startAutoCompactor } from './autoCompactor';
 
+/** raft's MaxSizePerMsg for appends, etcd's value (etcdserver/raft.go maxSizePerMsg). */
+const MAX_SIZE_PER_MSG = 1024 * 1024;
+
 export class Member extends MemberCore {
   /** Resolves once this member's attributes are published (it then serves like etcd's ReadyNotify). */
   ready: Promise<void> = Promise.resolve();
@@ -63,7 +66,12 @@ async function serveClients(member: Member, config: MemberConfig): Promise<{ por
   // Loaded on demand so that an in-process member need not load gRPC.
   const { startClientServer } = await import('../api/index');
   const tls = loadTlsFiles(config.clientTls);
-  return startClientServer(member, { listenUrls: config.listenClientUrls, maxRequestBytes: config.maxRequestBytes, ...(tls && { tls }) });
+  return startClientServer(member, {
+    listenUrls: config.listenClientUrls,
+    maxRequestBytes: config.maxRequestBytes,
+    ...(tls && { tls }),
+    ...(config.cors && { cors: config.cors }),
+  });
 }
 
 /**
@@ -111,7 +119,7 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
     heartbeatTick: 1,
     storage,
     applied: opened.snapshot?.metadata.index ?? 0,
-    maxSizePerMsg: 1024 * 1024,
+    maxSizePerMsg: MAX_SIZE_PER_MSG,
     maxInflightMsgs: 512,
     checkQuorum: true,
     preVote: true,
@@ -128,6 +136,8 @@ export async function startMember(config: MemberConfig, options: StartMemberOpti
     clusterId,
     listenUrls: config.listenPeerUrls,
     ...(peerTls && { tls: peerTls }),
+    // An append carries up to MAX_SIZE_PER_MSG of entries, and always one, which may be max-request-bytes.
+    maxAppendBytes: MAX_SIZE_PER_MSG + config.maxRequestBytes,
     onMessage: (m) => loop.step(m),
     onUnreachable: (peer) => node.reportUnreachable(peer),
     onSnapshotStatus: (peer, ok) => {

@@ -59,6 +59,8 @@ export interface MemberConfig {
    * (--experimental-watch-progress-notify-interval, etcd default 10 min).
    */
   watchProgressNotifyInterval?: number;
+  /** --cors (etcd default "*"): origins allowed on the client port's HTTP endpoints; absent: ["*"]. */
+  cors?: string[];
   /** --strict-reconfig-check (etcd default true): refuse membership changes that would risk the quorum. */
   strictReconfigCheck?: boolean;
   /** --cert-file, --key-file, --trusted-ca-file, --client-cert-auth; absent: no client TLS. */

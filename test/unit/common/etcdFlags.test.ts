@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_QUOTA_BYTES, FlagError, parseEtcdFlags } from '../../../main/common/etcdFlags';
+import { DEFAULT_QUOTA_BYTES, etcdUsage, FlagError, parseEtcdFlags } from '../../../main/common/etcdFlags';
 
 function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const parsed = parseEtcdFlags(argv, env);
@@ -38,12 +38,19 @@ describe('parseEtcdFlags', () => {
       maxTxnOps: 128,
       watchProgressNotifyInterval: 600_000,
       strictReconfigCheck: true,
+      cors: ['*'],
     });
   });
 
   it('parses --strict-reconfig-check (etcd default true)', () => {
     expect(run(['--strict-reconfig-check=false']).config.strictReconfigCheck).toBe(false);
     expect(run(['--strict-reconfig-check']).config.strictReconfigCheck).toBe(true);
+  });
+
+  it('parses --cors: "*" (the default) or comma-separated origins, as etcd 3.4 does', () => {
+    expect(run(['--cors', 'http://a.com:80,https://b.com:8443']).config.cors).toEqual(['http://a.com:80', 'https://b.com:8443']);
+    expect(run(['--cors=*']).config.cors).toEqual(['*']);
+    expect(etcdUsage()).toContain("--cors '*'");
   });
 
   it('parses --experimental-watch-progress-notify-interval as a Go duration', () => {
@@ -121,6 +128,10 @@ describe('parseEtcdFlags', () => {
     { argv: ['--initial-cluster-state', 'foo'], code: 2, message: 'invalid value "foo" for flag -initial-cluster-state: invalid value' },
     { argv: ['--listen-client-urls', 'foo'], code: 2, message: 'invalid value "foo" for flag -listen-client-urls: URL scheme must be http, https, unix, or unixs: foo' },
     { argv: ['--listen-peer-urls', 'http://127.0.0.1'], code: 2, message: 'invalid value "http://127.0.0.1" for flag -listen-peer-urls: URL address does not have the form "host:port": http://127.0.0.1' },
+    // Debian's etcd 3.4, word for word.
+    { argv: ['--cors', 'http://a.com'], code: 2, message: 'invalid value "http://a.com" for flag -cors: URL address does not have the form "host:port": http://a.com' },
+    { argv: ['--cors', '*,http://a.com:1'], code: 2, message: 'invalid value "*,http://a.com:1" for flag -cors: URL scheme must be http, https, unix, or unixs: *' },
+    { argv: ['--cors', ''], code: 2, message: 'invalid value "" for flag -cors: URL scheme must be http, https, unix, or unixs: ' },
     { argv: ['--experimental-watch-progress-notify-interval', 'x'], code: 2, message: 'invalid value "x" for flag -experimental-watch-progress-notify-interval: parse error' },
     { argv: ['--name'], code: 2, message: 'flag needs an argument: -name' },
     { argv: ['extra'], code: 1, message: "error verifying flags, 'extra' is not a valid flag. See 'etcd --help'." },

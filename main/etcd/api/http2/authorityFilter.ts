@@ -12,7 +12,8 @@ import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { isAcceptedAuthority, repairAuthority } from './authority';
 import type { HeaderField } from '../../../common/http2/hpackDecoder';
-import { HeaderFrameFilter, type HeaderFrameFilterOptions } from './headerFrameFilter';
+import { GoAwayScanner } from './goAwayScanner';
+import { HeaderFilterError, HeaderFrameFilter, type HeaderFrameFilterOptions } from './headerFrameFilter';
 
 /** The fields with every refused :authority replaced by its host:port, or null if none is refused. */
 export function repairAuthorityFields(fields: HeaderField[]): HeaderField[] | null {
@@ -25,8 +26,14 @@ export function repairAuthorityFields(fields: HeaderField[]): HeaderField[] | nu
   return out;
 }
 
+const FRAME_GOAWAY = 0x7;
+/** How long a GOAWAY may take to reach a peer before the socket is dropped anyway. */
+const GOAWAY_FLUSH_MS = 1000;
+
 export class AuthorityFilteredSocket extends Duplex {
   private readonly frames: HeaderFrameFilter;
+  private readonly serverFrames = new GoAwayScanner();
+  private goingAway = false;
 
   constructor(
     readonly socket: Socket,
@@ -47,12 +54,34 @@ export class AuthorityFilteredSocket extends Duplex {
     try {
       pieces = this.frames.push(chunk);
     } catch (err) {
+      if (err instanceof HeaderFilterError) return this.goAway(err);
       this.destroy(err as Error);
       return;
     }
     let more = true;
     for (const p of pieces) more = this.push(p);
     if (!more) this.socket.pause();
+  }
+
+  /**
+   * A connection error found here, not by the server behind: the peer gets
+   * GOAWAY (RFC 7540 §5.4.1) with the code and the reason as debug data,
+   * then the connection ends. Nothing more of its input reaches the server.
+   */
+  private goAway(err: HeaderFilterError): void {
+    const debug = Buffer.from(err.message, 'latin1');
+    const frame = Buffer.alloc(9 + 8 + debug.length);
+    frame.writeUIntBE(8 + debug.length, 0, 3);
+    frame[3] = FRAME_GOAWAY;
+    frame.writeUInt32BE(err.lastStreamId, 9);
+    frame.writeUInt32BE(err.code, 13);
+    debug.copy(frame, 17);
+    this.socket.removeAllListeners('data');
+    this.goingAway = true;
+    this.socket.end(frame, () => this.socket.destroy());
+    // A peer that does not read would keep the frame, and the socket, forever.
+    setTimeout(() => this.socket.destroy(), GOAWAY_FLUSH_MS).unref();
+    this.destroy();
   }
 
   override _read(): void {
@@ -62,7 +91,9 @@ export class AuthorityFilteredSocket extends Duplex {
   override _write(chunk: Buffer, _encoding: BufferEncoding, cb: (err?: Error | null) => void): void {
     // Accepted by the socket below its high-water mark: done. Otherwise wait
     // for 'drain', so back-pressure reaches the writer.
-    if (this.socket.write(chunk)) cb();
+    const ok = this.socket.write(chunk);
+    this.afterServerWrite(chunk);
+    if (ok) cb();
     else this.socket.once('drain', () => cb());
   }
 
@@ -71,8 +102,18 @@ export class AuthorityFilteredSocket extends Duplex {
     let ok = true;
     for (const c of chunks) ok = this.socket.write(c.chunk);
     this.socket.uncork();
+    for (const c of chunks) this.afterServerWrite(c.chunk);
     if (ok) cb();
     else this.socket.once('drain', () => cb());
+  }
+
+  /** The server ended the connection with an error GOAWAY (goAwayScanner.ts): close it once that is written. */
+  private afterServerWrite(chunk: Buffer): void {
+    if (this.goingAway || this.serverFrames.push(chunk) === undefined) return;
+    this.goingAway = true;
+    this.socket.removeAllListeners('data');
+    this.socket.end(() => this.socket.destroy());
+    setTimeout(() => this.socket.destroy(), GOAWAY_FLUSH_MS).unref();
   }
 
   override _final(cb: (err?: Error | null) => void): void {
@@ -81,7 +122,8 @@ export class AuthorityFilteredSocket extends Duplex {
   }
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
-    this.socket.destroy();
+    // After GOAWAY the socket closes itself once the frame is written.
+    if (!this.goingAway) this.socket.destroy();
     cb(err);
   }
 

@@ -26,12 +26,33 @@
 //     out as views of the input chunk; a chunk without a header block comes
 //     out as itself.
 //  4. Input this filter cannot follow (a malformed block, a frame where a
-//     CONTINUATION must be) is handed on unchanged and the filter steps aside
-//     (transparent), so the server reports the error as it would have. After
-//     a rewrite that is no longer possible, and `push` throws instead.
+//     CONTINUATION must be, a block past the limits below) is handed on
+//     unchanged and the filter steps aside (transparent), so the server
+//     reports the error as it would have. After a rewrite that is no longer
+//     possible, and `push` throws a HeaderFilterError carrying the HTTP/2
+//     error code the server gives for it; the socket answers it with GOAWAY.
+//
+// Limits, so that what a peer sends is never held or expanded without bound.
+// They are those of the server behind the filter, Node's nghttp2, which
+// advertises no SETTINGS of its own (so the defaults hold):
+//  - at most MAX_CONTINUATIONS CONTINUATION frames per block (nghttp2 1.61's
+//    max_continuations; it ends the connection past that), so an endless
+//    run of empty CONTINUATIONs is not held here;
+//  - a block of at most (1 + MAX_CONTINUATIONS) frames of the default
+//    SETTINGS_MAX_FRAME_SIZE, the most nghttp2 takes;
+//  - table size updates up to the default SETTINGS_HEADER_TABLE_SIZE, 4096
+//    (RFC 7541 §4.2: a larger one is a COMPRESSION_ERROR);
+//  - a decoded header list no larger than the block limit. Re-encoded
+//    literals are never larger than the decoded list (§4.1 counts 32 octets
+//    per field, a literal costs at most a few), so a rewritten block always
+//    fits in the frames nghttp2 takes, and a small block whose indexed
+//    fields all name one large table entry (an HPACK bomb) cannot expand
+//    into megabytes here. grpc-go, etcd's server, caps the list at 16 MiB
+//    (defaultServerMaxHeaderListSize; etcd sets no MaxHeaderListSize), which
+//    nghttp2's limits keep out of reach.
 
 import { encodeHeaderBlock } from '../../../common/http2/hpackEncoder';
-import { HpackDecoder, HpackError, type HeaderField } from '../../../common/http2/hpackDecoder';
+import { HeaderListTooLargeError, HpackDecoder, HpackError, type HeaderField } from '../../../common/http2/hpackDecoder';
 
 const PREFACE_LENGTH = 24;
 const FRAME_HEADER_LENGTH = 9;
@@ -43,13 +64,31 @@ const FLAG_PADDED = 0x8;
 const FLAG_PRIORITY = 0x20;
 /** SETTINGS_MAX_FRAME_SIZE's initial value: a frame this size is always allowed (§6.5.2). */
 const DEFAULT_MAX_FRAME_SIZE = 16384;
+/** nghttp2's max_continuations default: more CONTINUATIONs in one block end the connection. */
+export const MAX_CONTINUATIONS = 8;
 /** Compressed header blocks larger than this are not held back; the filter steps aside. */
-const DEFAULT_MAX_BLOCK_SIZE = 256 * 1024;
+const DEFAULT_MAX_BLOCK_SIZE = (1 + MAX_CONTINUATIONS) * DEFAULT_MAX_FRAME_SIZE;
+/** SETTINGS_HEADER_TABLE_SIZE's initial value, which the server behind never changes. */
+const HEADER_TABLE_SIZE = 4096;
+
+/** RFC 7540 §7 error codes this filter answers with. */
+export const ErrorCode = { PROTOCOL_ERROR: 0x1, COMPRESSION_ERROR: 0x9, ENHANCE_YOUR_CALM: 0xb } as const;
 
 /** Returns the new fields for a block, or null to leave it as it is. */
 export type HeaderRewrite = (fields: HeaderField[]) => HeaderField[] | null;
 
-export class HeaderFilterError extends Error {}
+/** Input the filter cannot hand on after a rewrite: a connection error (RFC 7540 §5.4.1). */
+export class HeaderFilterError extends Error {
+  constructor(
+    message: string,
+    /** The HTTP/2 error code for the GOAWAY. */
+    readonly code: number,
+    /** The last stream whose header block was passed on. */
+    readonly lastStreamId: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface HeaderFrameFilterOptions {
   /** Largest frame payload written for a re-encoded block. */
@@ -73,6 +112,7 @@ interface PendingBlock {
   priority: Buffer | null;
   fragments: Buffer[];
   size: number;
+  continuations: number;
   /** Every byte of the block's frames as received, for passing it on unchanged. */
   raw: Buffer[];
 }
@@ -88,9 +128,11 @@ export class HeaderFrameFilter {
   private headFill = 0;
   private frame: FrameInProgress | null = null;
   private block: PendingBlock | null = null;
-  private readonly decoder = new HpackDecoder();
+  private readonly decoder: HpackDecoder;
   private readonly maxFrameSize: number;
   private readonly maxBlockSize: number;
+  /** The highest stream id whose header block was passed on. */
+  private lastStreamId = 0;
 
   constructor(
     private readonly rewrite: HeaderRewrite,
@@ -98,6 +140,7 @@ export class HeaderFrameFilter {
   ) {
     this.maxFrameSize = opts.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
     this.maxBlockSize = opts.maxBlockSize ?? DEFAULT_MAX_BLOCK_SIZE;
+    this.decoder = new HpackDecoder(HEADER_TABLE_SIZE, HEADER_TABLE_SIZE, { maxHeaderListSize: this.maxBlockSize });
   }
 
   /** True once a block has been rewritten on this connection. */
@@ -172,11 +215,15 @@ export class HeaderFrameFilter {
         pass = i;
       }
       if (this.block !== null && (type !== TYPE_CONTINUATION || streamId !== this.block.streamId)) {
-        this.stepAside(out, 'expected CONTINUATION', [header]);
+        this.stepAside(out, 'expected CONTINUATION', [header], ErrorCode.PROTOCOL_ERROR);
+        continue;
+      }
+      if (this.block !== null && this.block.continuations >= MAX_CONTINUATIONS) {
+        this.stepAside(out, `more than ${MAX_CONTINUATIONS} CONTINUATION frames`, [header], ErrorCode.ENHANCE_YOUR_CALM);
         continue;
       }
       if ((this.block?.size ?? 0) + length > this.maxBlockSize) {
-        this.stepAside(out, 'header block too large', [header]);
+        this.stepAside(out, 'header block too large', [header], ErrorCode.ENHANCE_YOUR_CALM);
         continue;
       }
       this.frame = { type, flags, header, parts: [], left: length };
@@ -197,7 +244,7 @@ export class HeaderFrameFilter {
       let start = 0;
       let end = payload.length;
       if (f.flags & FLAG_PADDED) {
-        if (payload.length < 1) return this.stepAside(out, 'HEADERS too short for its padding', raw);
+        if (payload.length < 1) return this.stepAside(out, 'HEADERS too short for its padding', raw, ErrorCode.PROTOCOL_ERROR);
         start = 1;
         end -= payload[0]!;
       }
@@ -206,7 +253,7 @@ export class HeaderFrameFilter {
         priority = payload.subarray(start, start + 5);
         start += 5;
       }
-      if (end < start) return this.stepAside(out, 'HEADERS padding exceeds the payload', raw);
+      if (end < start) return this.stepAside(out, 'HEADERS padding exceeds the payload', raw, ErrorCode.PROTOCOL_ERROR);
       const fragment = payload.subarray(start, end);
       this.block = {
         streamId: f.header.readUInt32BE(5) & 0x7fffffff,
@@ -214,12 +261,14 @@ export class HeaderFrameFilter {
         priority,
         fragments: [fragment],
         size: payload.length,
+        continuations: 0,
         raw,
       };
     } else {
       const b = this.block!;
       b.fragments.push(payload);
       b.size += payload.length;
+      b.continuations++;
       b.raw.push(...raw);
     }
     if (f.flags & FLAG_END_HEADERS) this.endBlock(out);
@@ -234,8 +283,10 @@ export class HeaderFrameFilter {
       decoded = this.decoder.decode(data);
     } catch (err) {
       if (!(err instanceof HpackError)) throw err;
-      return this.stepAside(out, `HPACK: ${err.message}`, b.raw);
+      const code = err instanceof HeaderListTooLargeError ? ErrorCode.ENHANCE_YOUR_CALM : ErrorCode.COMPRESSION_ERROR;
+      return this.stepAside(out, `HPACK: ${err.message}`, b.raw, code);
     }
+    this.lastStreamId = Math.max(this.lastStreamId, b.streamId);
     const fields = this.rewrite(decoded.fields);
     if (fields === null && !this.rewriting) {
       for (const r of b.raw) out.push(r);
@@ -247,8 +298,8 @@ export class HeaderFrameFilter {
   }
 
   /** Invariant 4: hand on what is held, unchanged, and stop filtering. */
-  private stepAside(out: Output, reason: string, current: Buffer[]): void {
-    if (this.rewriting) throw new HeaderFilterError(`${reason} after a rewritten header block`);
+  private stepAside(out: Output, reason: string, current: Buffer[], code: number): void {
+    if (this.rewriting) throw new HeaderFilterError(`${reason} after a rewritten header block`, code, this.lastStreamId);
     for (const r of this.block?.raw ?? []) out.push(r);
     for (const r of current) out.push(r);
     this.block = null;

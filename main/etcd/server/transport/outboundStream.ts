@@ -16,15 +16,13 @@
 import type { ClientWritableStream, ServiceError } from '@grpc/grpc-js';
 import type { Message } from '../../raft/types';
 import { Backoff } from './backoff';
+import { BATCH_BYTES_SOFT_LIMIT } from './peerProtocol';
 import { encodeBatch } from './raftpbCodec';
 
 export type StreamType = 'message' | 'app';
 
 /** etcd rafthttp streamBufSize: messages that may wait on one stream. */
 export const STREAM_QUEUE_LIMIT = 4096;
-
-/** Keep one write near this size so a catching-up follower's appends flow in steps. */
-const BATCH_BYTES_SOFT_LIMIT = 8 * 1024 * 1024;
 
 export interface OutboundStreamHost {
   /** Starts the call on the peer's current URL; `onEnd` fires once when it ends. */

@@ -15,8 +15,28 @@ export const MD_TO = 'x-raft-to';
 /** Which of the sender's streams this is ("message" or "app"); informational. */
 export const MD_STREAM_TYPE = 'x-raft-stream-type';
 
-/** Snapshots carry the whole database: allow messages far beyond gRPC's 4 MiB default. */
+/**
+ * Snapshots carry the whole database: allow messages far beyond gRPC's 4 MiB
+ * default. It is the connection-wide limit (grpc-js has one per server);
+ * Stream messages get the tighter one below.
+ */
 export const MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
+
+/** A sender keeps adding queued messages to a Stream batch until it holds this much (outboundStream.ts), so a catching-up follower's appends flow in steps. */
+export const BATCH_BYTES_SOFT_LIMIT = 8 * 1024 * 1024;
+
+/** Framing of a batch and of its messages beyond their entries' bytes, generously. */
+const BATCH_FRAMING_BYTES = 1024 * 1024;
+
+/**
+ * The largest Stream message a member sends: a batch goes past the soft
+ * limit by at most one message, and the largest message is an append of up
+ * to `maxAppendBytes` (raft's max size per message, plus the one entry it
+ * always carries, which may be as large as max-request-bytes).
+ */
+export function maxStreamMessageBytes(maxAppendBytes: number): number {
+  return BATCH_BYTES_SOFT_LIMIT + maxAppendBytes + BATCH_FRAMING_BYTES;
+}
 
 /**
  * What a member answers a removed member's calls with (etcd: rafthttp's 410

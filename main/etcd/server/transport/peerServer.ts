@@ -14,7 +14,7 @@ import {
 } from '@grpc/grpc-js';
 import type { MemberId, Message } from '../../raft/types';
 import type { PeerMetrics } from './peerMetrics';
-import { EMPTY_ACK, MAX_MESSAGE_BYTES, REMOVED_MEMBER_DETAILS, checkInbound, isRejection, peerServiceDefinition } from './peerProtocol';
+import { EMPTY_ACK, MAX_MESSAGE_BYTES, REMOVED_MEMBER_DETAILS, checkInbound, isRejection, maxStreamMessageBytes, peerServiceDefinition } from './peerProtocol';
 import { parsePeerUrl, serverCredentialsFor, type PeerTlsOptions } from './peerUrls';
 import { decodeBatch, decodeMessage } from './raftpbCodec';
 import { membersHandler, membersMethod, type ClusterView } from './clusterMembers';
@@ -32,6 +32,8 @@ export interface PeerServerOptions {
   isRemoved?(id: MemberId): boolean;
   /** Answers Peer.Members (a member joining the cluster asks it); absent: UNIMPLEMENTED. */
   clusterView?(): ClusterView;
+  /** The largest append message peers send (raft's max size per message plus max-request-bytes). */
+  maxAppendBytes: number;
 }
 
 const SERVER_OPTIONS = {
@@ -103,10 +105,18 @@ export class PeerServer {
       if (err) cb(err);
       else cb(null, EMPTY_ACK);
     };
+    const limit = maxStreamMessageBytes(this.opts.maxAppendBytes);
     call.on('data', (chunk: Buffer) => {
       if (done) return;
       let msgs: Message[];
       this.opts.metrics.received(from, chunk.byteLength);
+      if (chunk.byteLength > limit) {
+        // No member sends this much on a stream: this call ends, the sender's others go on.
+        this.opts.metrics.receiveFailed(from);
+        this.opts.log(`refused a ${chunk.byteLength}-byte raft message batch from ${from.toString(16)} (limit ${limit})`);
+        finish({ code: status.RESOURCE_EXHAUSTED, details: `message batch larger than ${limit} bytes` });
+        return;
+      }
       try {
         msgs = decodeBatch(chunk);
       } catch (e) {

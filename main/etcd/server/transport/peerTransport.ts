@@ -38,7 +38,11 @@ export interface PeerTransportOptions {
   isRemoved?(id: MemberId): boolean;
   /** A peer refused us as removed: this member must stop (etcd: errMemberRemoved). */
   onRemovedFromCluster?(): void;
+  /** The largest append message a member sends: raft's max size per message plus max-request-bytes (default: 1 MiB + 1.5 MiB). */
+  maxAppendBytes?: number;
 }
+
+const DEFAULT_MAX_APPEND_BYTES = 1024 * 1024 + 1.5 * 1024 * 1024;
 
 export class PeerTransport {
   private readonly peers = new Map<MemberId, RemotePeer>();
@@ -63,6 +67,7 @@ export class PeerTransport {
       tls: opts.tls,
       log: this.log,
       deliver: (from, m) => this.deliver(from, m),
+      maxAppendBytes: opts.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES,
       ...(opts.clusterView && { clusterView: opts.clusterView }),
       ...(opts.isRemoved && { isRemoved: opts.isRemoved }),
     });

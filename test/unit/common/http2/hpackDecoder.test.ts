@@ -2,7 +2,7 @@
 // header lists and the dynamic table after each block.
 
 import { describe, expect, it } from 'vitest';
-import { HpackDecoder, HpackError } from '../../../../main/common/http2/hpackDecoder';
+import { HeaderListTooLargeError, HpackDecoder, HpackError } from '../../../../main/common/http2/hpackDecoder';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const pairs = (fields: { name: string; value: string }[]) => fields.map((f) => [f.name, f.value]);
@@ -128,4 +128,22 @@ describe('table size updates and malformed blocks', () => {
       expect(() => new HpackDecoder().decode(hex(c.block))).toThrow(HpackError);
     });
   }
+});
+
+describe('header list size limit', () => {
+  it('counts name, value and 32 octets per field, as SETTINGS_MAX_HEADER_LIST_SIZE does', () => {
+    // :method GET is 7 + 3 + 32 = 42 octets: two fit in 84, not in 83.
+    expect(new HpackDecoder(4096, 4096, { maxHeaderListSize: 84 }).decode(hex('82 82')).fields).toHaveLength(2);
+    expect(() => new HpackDecoder(4096, 4096, { maxHeaderListSize: 83 }).decode(hex('82 82'))).toThrow(HeaderListTooLargeError);
+  });
+
+  it('stops an indexed entry referenced over and over (an HPACK bomb) at the limit', () => {
+    const d = new HpackDecoder(4096, 4096, { maxHeaderListSize: 64 * 1024 });
+    const entry = Buffer.concat([Buffer.from([0x40, 0x01, 0x78, 0x7f, 0x81, 0x1d]), Buffer.alloc(3856, 0x61)]); // x: 3856 × 'a' (127 + 1 + 29 × 128)
+    expect(() => d.decode(Buffer.concat([entry, Buffer.alloc(100_000, 0xbe)]))).toThrow(/header list larger than 65536 octets/);
+  });
+
+  it('is unlimited by default', () => {
+    expect(new HpackDecoder().decode(Buffer.alloc(10_000, 0x82)).fields).toHaveLength(10_000);
+  });
 });

@@ -72,3 +72,32 @@ describe('routeByPreface', () => {
     expect(routed).toEqual([]);
   });
 });
+
+describe('a connection that sends nothing', () => {
+  it('is closed after the timeout, without being routed; one that speaks in time is routed', async () => {
+    const seen: string[] = [];
+    const sockets: Socket[] = [];
+    const quiet = createServer((socket) => {
+      sockets.push(socket);
+      routeByPreface(socket, { http2: () => seen.push('http2'), http1: () => seen.push('http1') }, 300);
+    });
+    await new Promise<void>((r) => quiet.listen(0, '127.0.0.1', r));
+    const quietPort = (quiet.address() as AddressInfo).port;
+    try {
+      const started = Date.now();
+      const closedAfter = await new Promise<number>((resolve) => {
+        const c = connect(quietPort, '127.0.0.1');
+        c.resume();
+        c.on('close', () => resolve(Date.now() - started));
+      });
+      expect(closedAfter).toBeGreaterThanOrEqual(250);
+      expect(seen).toEqual([]);
+      const c = connect(quietPort, '127.0.0.1', () => c.write('GET / HTTP/1.1\r\n'));
+      await expect.poll(() => seen, { timeout: 5_000 }).toEqual(['http1']);
+      c.destroy();
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => quiet.close(() => r()));
+    }
+  });
+});

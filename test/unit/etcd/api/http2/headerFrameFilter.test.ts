@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { repairAuthorityFields } from '../../../../../main/etcd/api/http2/authorityFilter';
-import { HeaderFilterError, HeaderFrameFilter } from '../../../../../main/etcd/api/http2/headerFrameFilter';
+import { ErrorCode, HeaderFilterError, HeaderFrameFilter, MAX_CONTINUATIONS } from '../../../../../main/etcd/api/http2/headerFrameFilter';
 import { HpackDecoder } from '../../../../../main/common/http2/hpackDecoder';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
@@ -176,3 +176,89 @@ describe('HeaderFrameFilter', () => {
     expect(() => f.push(frame(T.HEADERS, F.END_HEADERS, 3, Buffer.from([0x80])))).toThrow(HeaderFilterError);
   });
 });
+
+
+/** The HeaderFilterError `push` throws, or null. */
+function pushError(f: HeaderFrameFilter, chunk: Buffer): HeaderFilterError | null {
+  try {
+    f.push(chunk);
+    return null;
+  } catch (err) {
+    if (err instanceof HeaderFilterError) return err;
+    throw err;
+  }
+}
+
+/** A filter that has rewritten stream 1's block. */
+function rewritingFilter(): HeaderFrameFilter {
+  const f = newFilter();
+  f.push(Buffer.concat([PREFACE, frame(T.HEADERS, F.END_HEADERS, 1, block1)]));
+  expect(f.hasRewritten).toBe(true);
+  return f;
+}
+
+/** One 4000-octet entry added to the table, then `refs` one-byte references to it: an HPACK bomb. */
+function bombBlock(refs: number): Buffer {
+  const value = 'a'.repeat(4000);
+  const entry = Buffer.concat([Buffer.from([0x40, 3]), Buffer.from('x-a'), Buffer.from([0x7f, ...[4000 - 127].flatMap((v) => [(v % 128) | 0x80, v >> 7])]), Buffer.from(value)]);
+  return Buffer.concat([Buffer.from([0x83, 0x86]), entry, Buffer.alloc(refs, 0xbe)]);
+}
+
+describe('HeaderFrameFilter limits', () => {
+  it('a CONTINUATION flood is not held: before a rewrite it is handed on at the limit', () => {
+    const f = newFilter();
+    const head = Buffer.concat([PREFACE, frame(T.HEADERS, 0, 1, block1)]);
+    const empty = frame(T.CONTINUATION, 0, 1, Buffer.alloc(0));
+    expect(f.push(head)).toEqual([PREFACE]);
+    for (let i = 0; i < MAX_CONTINUATIONS; i++) expect(f.push(empty), `continuation ${i + 1}`).toEqual([]);
+    // The next one is past nghttp2's limit: everything goes on unchanged, and so does the rest.
+    expect(Buffer.concat(f.push(empty))).toEqual(Buffer.concat([head.subarray(24), ...Array.from({ length: MAX_CONTINUATIONS + 1 }, () => empty)]));
+    expect(f.push(empty)).toEqual([empty]);
+  });
+
+  it('a CONTINUATION flood after a rewrite is a connection error, ENHANCE_YOUR_CALM', () => {
+    const f = rewritingFilter();
+    f.push(frame(T.HEADERS, 0, 3, block2));
+    const empty = frame(T.CONTINUATION, 0, 3, Buffer.alloc(0));
+    for (let i = 0; i < MAX_CONTINUATIONS; i++) expect(pushError(f, empty)).toBeNull();
+    const err = pushError(f, empty);
+    expect(err?.code).toBe(ErrorCode.ENHANCE_YOUR_CALM);
+    expect(err?.lastStreamId).toBe(1);
+  });
+
+  it('an HPACK bomb is never expanded: a connection error after a rewrite', () => {
+    const f = rewritingFilter();
+    const block = bombBlock(15_000); // 19 KB that would decode to 60 MB
+    const err = pushError(f, Buffer.concat([frame(T.HEADERS, F.END_STREAM, 3, block.subarray(0, 16_000)), frame(T.CONTINUATION, F.END_HEADERS, 3, block.subarray(16_000))]));
+    expect(err?.code).toBe(ErrorCode.ENHANCE_YOUR_CALM);
+    expect(err?.message).toMatch(/header list larger than/);
+  });
+
+  it('an HPACK bomb before a rewrite is handed on as it came (the server refuses it itself)', () => {
+    const f = newFilter();
+    const block = bombBlock(10_000);
+    const input = Buffer.concat([PREFACE, frame(T.HEADERS, F.END_HEADERS, 1, block)]);
+    expect(Buffer.concat(f.push(input))).toEqual(input);
+  });
+
+  it('a rewritten block stays within the bytes its input decodes to', () => {
+    const f = rewritingFilter();
+    const block = bombBlock(30); // 30 references to the 4000-octet entry: 120 KB decoded, within the limit
+    const out = Buffer.concat(f.push(frame(T.HEADERS, F.END_HEADERS | F.END_STREAM, 3, block)));
+    expect(out.length).toBeLessThan(31 * 4100);
+    const frames = parseFrames(Buffer.concat([PREFACE, out]));
+    expect(frames.length).toBeLessThanOrEqual(1 + MAX_CONTINUATIONS);
+    const fields = new HpackDecoder().decode(Buffer.concat(frames.map((fr) => fr.payload))).fields;
+    expect(fields).toHaveLength(2 + 1 + 30);
+    expect(fields[32]).toEqual({ name: 'x-a', value: 'a'.repeat(4000), sensitive: false });
+  });
+
+  it('a table size update above 4096 is a COMPRESSION_ERROR after a rewrite', () => {
+    const f = rewritingFilter();
+    // 0x3f e1 1f: size update to 4096 + 1 (5-bit prefix: 31 + 0x61 + 0x1f * 128)
+    const err = pushError(f, frame(T.HEADERS, F.END_HEADERS, 3, Buffer.from([0x3f, 0xe2, 0x1f, 0x82])));
+    expect(err?.code).toBe(ErrorCode.COMPRESSION_ERROR);
+    expect(pushError(rewritingFilter(), frame(T.HEADERS, F.END_HEADERS, 3, Buffer.from([0x3f, 0xe1, 0x1f, 0x82])))).toBeNull();
+  });
+});
+

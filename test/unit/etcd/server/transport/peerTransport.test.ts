@@ -2,6 +2,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EntryType, MessageType, type MemberId, type Message } from '../../../../../main/etcd/raft/types';
 import { PeerTransport, STREAM_QUEUE_LIMIT } from '../../../../../main/etcd/server/transport';
+import { MD_CLUSTER_ID, MD_FROM, MD_TO, STREAM_PATH, maxStreamMessageBytes } from '../../../../../main/etcd/server/transport/peerProtocol';
+import { Client, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
 
 const CLUSTER = 0xcdf818194e3a8c32n;
 const ID1 = 0x8e9e05c52164694dn;
@@ -29,7 +31,7 @@ afterEach(async () => {
   }
 });
 
-async function member(id: MemberId, opts: { port?: number; clusterId?: bigint } = {}): Promise<Member> {
+async function member(id: MemberId, opts: { port?: number; clusterId?: bigint; maxAppendBytes?: number } = {}): Promise<Member> {
   const m = { id, got: [], unreachable: [], snapStatus: [], logs: [] } as unknown as Member;
   m.t = new PeerTransport({
     localId: id,
@@ -39,6 +41,7 @@ async function member(id: MemberId, opts: { port?: number; clusterId?: bigint } 
     onUnreachable: (pid) => m.unreachable.push(pid),
     onSnapshotStatus: (pid, ok) => m.snapStatus.push({ id: pid, ok }),
     log: (line) => m.logs.push(line),
+    ...(opts.maxAppendBytes !== undefined && { maxAppendBytes: opts.maxAppendBytes }),
   });
   live.push(m.t);
   await m.t.start();
@@ -73,7 +76,37 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Opens Peer.Stream on `to` as member `from` would, writes `payload` as one message, and resolves with how the call ended. */
+function rawStreamCall(to: Member, from: MemberId, payload: Buffer): Promise<ServiceError | null> {
+  const client = new Client(to.url.replace('http://', ''), credentials.createInsecure(), { 'grpc.max_send_message_length': -1 });
+  const md = new Metadata();
+  md.set(MD_CLUSTER_ID, CLUSTER.toString(16));
+  md.set(MD_FROM, from.toString(16));
+  md.set(MD_TO, to.id.toString(16));
+  return new Promise((resolve) => {
+    const call = client.makeClientStreamRequest(STREAM_PATH, (b: Buffer) => b, (b: Buffer) => b, md, {}, (err) => {
+      client.close();
+      resolve(err);
+    });
+    call.write(payload);
+  });
+}
+
 describe('PeerTransport', () => {
+  it('ends a Stream call that sends garbage or a batch larger than any member sends, and keeps serving', async () => {
+    const maxAppendBytes = 64 * 1024;
+    const [a, b] = [await member(ID1), await member(ID2, { maxAppendBytes })];
+    const garbage = await rawStreamCall(b, ID1, Buffer.alloc(100, 0xff));
+    expect({ code: garbage?.code, details: garbage?.details }).toEqual({ code: 3, details: 'bad message batch' });
+    const limit = maxStreamMessageBytes(maxAppendBytes);
+    const huge = await rawStreamCall(b, ID1, Buffer.alloc(limit + 1));
+    expect({ code: huge?.code, details: huge?.details }).toEqual({ code: 8, details: `message batch larger than ${limit} bytes` });
+    expect(b.logs.some((l) => l.includes(`refused a ${limit + 1}-byte raft message batch`))).toBe(true);
+    connect(a, b);
+    a.t.send([msg(ID1, ID2, { commit: 7 })]);
+    await waitFor('delivery after the bad calls', () => b.got.some((m) => m.commit === 7));
+  });
+
   it('delivers messages between three members in order per sender', async () => {
     const [a, b, c] = [await member(ID1), await member(ID2), await member(ID3)];
     connect(a, b, c);
