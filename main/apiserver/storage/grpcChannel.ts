@@ -269,6 +269,8 @@ export class GrpcChannel {
         },
         onClose: (outcome: StreamOutcome) => {
           if (outcome.kind === 'closed') return;
+          // The server broke a bound on this stream (we reset it): grpc-go's client answers INTERNAL.
+          if (outcome.kind === 'error') return end(new GrpcCallError(GrpcStatus.INTERNAL, outcome.message));
           if (status !== undefined) return end(status ?? undefined);
           // The connection failed (refused, dropped, keepalive): UNAVAILABLE, so the caller moves on.
           if (outcome.kind === 'failed') return end(new GrpcCallError(GrpcStatus.UNAVAILABLE, outcome.message, outcome.unprocessed));
@@ -292,7 +294,9 @@ export class GrpcChannel {
     let conn = this.connection();
     try {
       return conn.request(block, handlers);
-    } catch {
+    } catch (e) {
+      // A full wait queue on a live connection: a fresh one would not help.
+      if (conn.usable) throw e;
       // Out of stream ids, or a connection that just went away: once more on a fresh one.
       if (this.active === conn) this.active = undefined;
       conn = this.connection();
