@@ -6,6 +6,7 @@ import { auditOptions } from './audit';
 import { authenticationOptions } from './authentication';
 import { authorizationOptions } from './authorization';
 import { encryptionOptions } from './encryption';
+import { etcdClientOptions } from './etcdClient';
 import type { ApiServerOptionGroup } from './optionGroup';
 
 export const apiServerOptionGroups: ApiServerOptionGroup[] = [
@@ -14,4 +15,5 @@ export const apiServerOptionGroups: ApiServerOptionGroup[] = [
   authenticationOptions,
   authorizationOptions,
   encryptionOptions,
+  etcdClientOptions,
 ];
