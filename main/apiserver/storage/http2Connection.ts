@@ -24,11 +24,10 @@
 //
 // Bounds against a bad or buggy server, each checked with integers already
 // at hand (no allocation per frame):
-//   - a header block (HEADERS and its CONTINUATIONs) larger than twice our
-//     SETTINGS_MAX_HEADER_LIST_SIZE is a connection error PROTOCOL_ERROR
-//     before it is decoded (golang.org/x/net/http2's rule); a decoded list
-//     above the setting resets that stream with FRAME_SIZE_ERROR ("peer header
-//     list size exceeded limit", as grpc-go's client says);
+//   - header blocks (http2HeaderBlock.ts): more than twice our
+//     SETTINGS_MAX_HEADER_LIST_SIZE of fragments is a connection error; a
+//     decoded list above it resets that stream with FRAME_SIZE_ERROR ("peer
+//     header list size exceeded limit", as grpc-go's client says);
 //   - WINDOW_UPDATE (§6.9): a zero increment is a stream error (on a stream)
 //     or a connection error (on the connection) PROTOCOL_ERROR; a window
 //     pushed past 2^31-1, by WINDOW_UPDATE or by a new
@@ -39,8 +38,9 @@
 
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
-import { HpackDecoder, type HeaderField } from '../../common/http2/hpackDecoder';
+import type { HeaderField } from '../../common/http2/hpackDecoder';
 import { DEFAULT_MAX_FRAME, DEFAULT_WINDOW, ErrorCode, FIXED_PAYLOAD_SIZE, Flag, FrameReader, FrameType, MAX_FRAME_LIMIT, MAX_STREAM_ID, MAX_WINDOW, PREFACE, Setting, unpad } from './http2Frames';
+import { HeaderBlockReader, type ConnectionError } from './http2HeaderBlock';
 import { takeBytes } from './http2Stream';
 import { Stream, type ClientStream, type StreamHandlers, type StreamOutcome } from './http2Stream';
 import { FrameWriter } from './http2Writer';
@@ -73,8 +73,6 @@ export const DEFAULT_MAX_HEADER_LIST = 65_536;
 export const DEFAULT_MAX_WAITING_STREAMS = 1_000;
 /** How long a connection we sent GOAWAY on is still read before it is destroyed. */
 const GOAWAY_LINGER_MS = 1_000;
-/** RFC 7541 §4.1: a field's size is its name and value octets plus 32. */
-const FIELD_OVERHEAD = 32;
 
 /** request() when maxWaitingStreams already wait: the call was never sent. */
 export class StreamQueueFullError extends Error {
@@ -91,7 +89,7 @@ export class Http2Connection {
   private readonly waiting: Stream[] = [];
   /** Streams with data held back by a flow-control window. */
   private readonly blocked = new Set<Stream>();
-  private readonly decoder = new HpackDecoder(4096, 4096);
+  private readonly headerBlocks: HeaderBlockReader;
   private readonly writer: FrameWriter;
   private readonly maxHeaderList: number;
   private readonly maxWaiting: number;
@@ -108,8 +106,6 @@ export class Http2Connection {
   private sendWindow = DEFAULT_WINDOW;
   private recvUnacked = 0;
   private readonly frames = new FrameReader();
-  /** A header block arriving in pieces (HEADERS then CONTINUATIONs); bytes: their total length. */
-  private headerBlock: { streamId: number; endStream: boolean; fragments: Buffer[]; bytes: number } | undefined;
   private readonly pinger: NodeJS.Timeout;
   private pingTimer: NodeJS.Timeout | undefined;
   /** Called once the connection takes no new streams (GOAWAY, failure, close). */
@@ -129,6 +125,7 @@ export class Http2Connection {
     // Small frames go out at once (a TLS socket passes this to its TCP handle).
     this.socket.setNoDelay(true);
     this.maxHeaderList = opts.maxHeaderListSize ?? DEFAULT_MAX_HEADER_LIST;
+    this.headerBlocks = new HeaderBlockReader(this.maxHeaderList, (streamId, endStream, fields, withinLimit) => this.onHeaderBlock(streamId, endStream, fields, withinLimit));
     this.maxWaiting = opts.maxWaitingStreams ?? DEFAULT_MAX_WAITING_STREAMS;
     this.writer = new FrameWriter(this.socket, {
       onWritable: () => {
@@ -159,7 +156,7 @@ export class Http2Connection {
     settings.writeUInt32BE(this.maxHeaderList, 14);
     this.writer.raw(PREFACE);
     this.frame(FrameType.SETTINGS, 0, 0, settings);
-    if (opts.connectionWindow > DEFAULT_WINDOW) this.windowUpdate(0, opts.connectionWindow - DEFAULT_WINDOW);
+    if (opts.connectionWindow > DEFAULT_WINDOW) this.writer.u32Frame(FrameType.WINDOW_UPDATE, 0, opts.connectionWindow - DEFAULT_WINDOW);
     this.pinger = setInterval(() => this.ping(), opts.keepaliveTimeMs);
     this.pinger.unref();
   }
@@ -251,7 +248,7 @@ export class Http2Connection {
     if (s.id === 0) return;
     this.streams.delete(s.id);
     this.blocked.delete(s);
-    if (!this.failed) this.rstStream(s.id, ErrorCode.CANCEL);
+    if (!this.failed) this.writer.u32Frame(FrameType.RST_STREAM, s.id, ErrorCode.CANCEL);
     this.openWaiting();
   }
 
@@ -309,7 +306,7 @@ export class Http2Connection {
 
   /** RST_STREAM with the code; the stream ends with the server at fault (§5.4.2). */
   private streamError(s: Stream, code: number, message: string): void {
-    this.rstStream(s.id, code);
+    this.writer.u32Frame(FrameType.RST_STREAM, s.id, code);
     this.finish(s, { kind: 'error', code, message });
   }
 
@@ -326,23 +323,17 @@ export class Http2Connection {
   // ---- reading ----
 
   private onFrame(type: number, flags: number, streamId: number, payload: Buffer): void {
-    if (this.headerBlock && type !== FrameType.CONTINUATION) return this.protocolError(ErrorCode.PROTOCOL_ERROR, 'expected a CONTINUATION frame');
+    if (this.headerBlocks.open && type !== FrameType.CONTINUATION) return this.protocolError(ErrorCode.PROTOCOL_ERROR, 'expected a CONTINUATION frame');
     const size = FIXED_PAYLOAD_SIZE[type];
     if (size !== undefined && (type === FrameType.GOAWAY ? payload.length < size : payload.length !== size)) return this.protocolError(ErrorCode.FRAME_SIZE_ERROR, `frame of type ${type} with a ${payload.length}-byte payload`);
     if (type === FrameType.SETTINGS && payload.length % 6 !== 0) return this.protocolError(ErrorCode.FRAME_SIZE_ERROR, 'SETTINGS payload not a multiple of 6');
     switch (type) {
       case FrameType.DATA:
         return this.onDataFrame(flags, streamId, payload);
-      case FrameType.HEADERS: {
-        let fragment = unpad(flags, payload);
-        if (!fragment) return this.protocolError(ErrorCode.PROTOCOL_ERROR, 'bad padding');
-        if (flags & Flag.PRIORITY) fragment = fragment.subarray(5);
-        this.headerBlock = { streamId, endStream: (flags & Flag.END_STREAM) !== 0, fragments: [], bytes: 0 };
-        return this.onHeaderFragment(flags, fragment);
-      }
+      case FrameType.HEADERS:
+        return this.connectionError(this.headerBlocks.headers(streamId, flags, payload));
       case FrameType.CONTINUATION:
-        if (!this.headerBlock || this.headerBlock.streamId !== streamId) return this.protocolError(ErrorCode.PROTOCOL_ERROR, 'unexpected CONTINUATION frame');
-        return this.onHeaderFragment(flags, payload);
+        return this.connectionError(this.headerBlocks.continuation(streamId, flags, payload));
       case FrameType.RST_STREAM: {
         const s = this.streams.get(streamId);
         if (s) this.finish(s, { kind: 'reset', code: payload.readUInt32BE(0) });
@@ -373,7 +364,7 @@ export class Http2Connection {
     // Padding counts against the windows too; all of it is consumed now.
     this.recvUnacked += payload.length;
     if (this.recvUnacked >= this.opts.connectionWindow / 2) {
-      this.windowUpdate(0, this.recvUnacked);
+      this.writer.u32Frame(FrameType.WINDOW_UPDATE, 0, this.recvUnacked);
       this.recvUnacked = 0;
     }
     const s = this.streams.get(streamId);
@@ -384,7 +375,7 @@ export class Http2Connection {
     if (!endStream) {
       s.recvUnacked += payload.length;
       if (s.recvUnacked >= this.opts.streamWindow / 2) {
-        this.windowUpdate(s.id, s.recvUnacked);
+        this.writer.u32Frame(FrameType.WINDOW_UPDATE, s.id, s.recvUnacked);
         s.recvUnacked = 0;
       }
     } else s.remoteEnded = true;
@@ -392,30 +383,14 @@ export class Http2Connection {
     this.maybeClosed(s);
   }
 
-  /** Checked as each fragment arrives, so a flood of CONTINUATIONs is never held. */
-  private onHeaderFragment(flags: number, fragment: Buffer): void {
-    const block = this.headerBlock!;
-    block.bytes += fragment.length;
-    if (block.bytes > 2 * this.maxHeaderList) return this.protocolError(ErrorCode.PROTOCOL_ERROR, `header block of more than ${2 * this.maxHeaderList} bytes (SETTINGS_MAX_HEADER_LIST_SIZE ${this.maxHeaderList})`);
-    block.fragments.push(fragment);
-    if (flags & Flag.END_HEADERS) this.onHeaderBlock();
+  private connectionError(e: ConnectionError | undefined): void {
+    if (e) this.protocolError(e.code, e.message);
   }
 
-  private onHeaderBlock(): void {
-    const { streamId, endStream, fragments } = this.headerBlock!;
-    this.headerBlock = undefined;
-    let fields: HeaderField[];
-    try {
-      // Decoded even for a stream we no longer follow: the table must stay in step with the server's.
-      fields = this.decoder.decode(fragments.length === 1 ? fragments[0] : Buffer.concat(fragments)).fields;
-    } catch (e) {
-      return this.protocolError(ErrorCode.COMPRESSION_ERROR, `bad header block: ${(e as Error).message}`);
-    }
+  private onHeaderBlock(streamId: number, endStream: boolean, fields: HeaderField[], withinLimit: boolean): void {
     const s = this.streams.get(streamId);
     if (!s || s.remoteEnded) return;
-    let size = 0;
-    for (let i = 0; i < fields.length; i++) size += fields[i].name.length + fields[i].value.length + FIELD_OVERHEAD;
-    if (size > this.maxHeaderList) return this.streamError(s, ErrorCode.FRAME_SIZE_ERROR, 'peer header list size exceeded limit');
+    if (!withinLimit) return this.streamError(s, ErrorCode.FRAME_SIZE_ERROR, 'peer header list size exceeded limit');
     if (endStream) s.remoteEnded = true;
     s.handlers.onHeaders(fields, endStream);
     this.maybeClosed(s);
@@ -475,20 +450,6 @@ export class Http2Connection {
     if (s.sendWindow + increment > MAX_WINDOW) return this.streamError(s, ErrorCode.FLOW_CONTROL_ERROR, 'WINDOW_UPDATE moves the stream window past 2^31-1');
     s.sendWindow += increment;
     if (this.blocked.has(s)) this.sendData(s);
-  }
-
-  // ---- writing ----
-
-  private windowUpdate(streamId: number, increment: number): void {
-    const p = Buffer.allocUnsafe(4);
-    p.writeUInt32BE(increment, 0);
-    this.frame(FrameType.WINDOW_UPDATE, 0, streamId, p);
-  }
-
-  private rstStream(streamId: number, code: number): void {
-    const p = Buffer.allocUnsafe(4);
-    p.writeUInt32BE(code, 0);
-    this.frame(FrameType.RST_STREAM, 0, streamId, p);
   }
 
   private frame(type: number, flags: number, streamId: number, payload: Buffer): void {

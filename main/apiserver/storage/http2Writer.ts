@@ -81,6 +81,13 @@ export class FrameWriter {
     this.schedule();
   }
 
+  /** A frame whose payload is one 32-bit value (WINDOW_UPDATE's increment, RST_STREAM's code). */
+  u32Frame(type: number, streamId: number, value: number): void {
+    const p = Buffer.allocUnsafe(4);
+    p.writeUInt32BE(value, 0);
+    this.frame(type, 0, streamId, p);
+  }
+
   /** Writes what is queued (a GOAWAY last) and ends the socket. */
   end(): void {
     const bytes = Buffer.concat(this.out);
