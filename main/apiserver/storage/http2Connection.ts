@@ -6,8 +6,8 @@
 // (profiled), for a protocol the channel uses a small part of.
 //
 // What the connection does:
-//   - the client preface, our SETTINGS (no push, a large stream window) and a
-//     connection WINDOW_UPDATE, then frames both ways;
+//   - the client preface, our SETTINGS (no push, a large stream window, the
+//     header list limit) and a connection WINDOW_UPDATE, then frames both ways;
 //   - requests with a header block the caller encoded (the channel encodes
 //     with literals that never index, so the server's HPACK table is never
 //     touched); responses decoded with a table that mirrors the server's;
@@ -18,7 +18,9 @@
 //     stream open, our own PING every keepalive interval, and a missing
 //     answer tears the connection down (a paused member says nothing);
 //   - GOAWAY: no new streams; streams above its last stream id fail as
-//     certainly unprocessed; an error code ends the connection at once.
+//     certainly unprocessed; an error code ends the connection at once; our
+//     own GOAWAY (a connection error) is followed by a half-close, and the
+//     server's bytes are read and dropped for a moment, so that it reads it.
 // Writes of one event-loop turn go out in one socket write, and the socket's
 // backpressure holds DATA and new streams back (http2Writer.ts).
 //

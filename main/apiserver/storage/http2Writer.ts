@@ -3,9 +3,12 @@
 // and the socket's backpressure is respected. The connection asks canWrite()
 // before it queues DATA or opens a stream: no while a turn's batch already
 // holds MAX_BATCH_BYTES (one large body must not be copied whole into one
-// write), and no while congested — socket.write answered false (the kernel's
-// send buffer and Node's high-water mark are full: the server does not read)
-// and 'drain' has not come. It holds DATA in its streams and new streams in
+// write), and no while congested — socket.write answered false with
+// CONGESTED_BYTES or more still in the socket (the kernel's send buffer is
+// full: the server does not read) and 'drain' has not come. A false with
+// little left over is not waited for: Node answers false for any write past
+// its 16 KiB high-water mark, even one the kernel took at once, and busy
+// batches of creates would wait for that 'drain' for nothing. It holds DATA in its streams and new streams in
 // its wait queue meanwhile, and resumes on onWritable. So only small control
 // frames (PING and SETTINGS acknowledgements, WINDOW_UPDATE,
 // RST_STREAM) are queued here. A server that keeps provoking those while not
@@ -19,6 +22,7 @@ import { frameHeader } from './http2Frames';
 
 export const MAX_HELD_FRAMES = 10_000;
 export const MAX_BATCH_BYTES = 256 << 10;
+export const CONGESTED_BYTES = 1 << 20;
 
 export interface FrameWriterEvents {
   /** After canWrite() said no: the batch went out, or the socket drained; held DATA and streams may go now. */
@@ -106,7 +110,7 @@ export class FrameWriter {
       const bytes = this.out.length === 1 ? this.out[0] : Buffer.concat(this.out, this.queued);
       this.out = [];
       this.queued = 0;
-      if (!this.socket.write(bytes)) this.congested_ = true;
+      if (!this.socket.write(bytes) && this.socket.writableLength >= CONGESTED_BYTES) this.congested_ = true;
       else this.writable();
     });
   }
