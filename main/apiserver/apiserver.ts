@@ -12,6 +12,7 @@ import type { KObject } from './api/object';
 import type { ResourceDef } from './registry/resourceDef';
 import { createServiceAllocators } from './registry/allocator/serviceAllocators';
 import { codecFor } from './storage/codec';
+import type { ChannelTransport } from './storage/etcdChannel';
 import { EtcdClient, type TlsFiles } from './storage/etcdClient';
 import { EtcdStore } from './storage/etcdStore';
 import { StorageError, type Storage } from './storage/interface';
@@ -44,6 +45,8 @@ import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from './options/serverRun'
 export interface ApiServerConfig {
   etcdServers: string[];
   etcdTls?: TlsFiles;
+  /** --etcd-client-transport (options/etcdClient.ts); builtin when unset. */
+  etcdClientTransport?: ChannelTransport;
   etcdPrefix: string;
   storageMediaType: string;
   bindAddress: string;
@@ -78,7 +81,7 @@ export interface RunningApiServer {
 export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiServer> {
   const log = cfg.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const prefix = cfg.etcdPrefix.replace(/\/+$/, '');
-  const client = new EtcdClient({ endpoints: cfg.etcdServers, tls: cfg.etcdTls });
+  const client = new EtcdClient({ endpoints: cfg.etcdServers, tls: cfg.etcdTls, transport: cfg.etcdClientTransport });
   const store = new EtcdStore({ client, codec: codecFor(cfg.storageMediaType) });
   const caches = new Map<string, WatchCache>();
   const scopes = new Map<string, ResourceScope>();

@@ -6,6 +6,7 @@ import { auditOptions } from './audit';
 import { authenticationOptions } from './authentication';
 import { authorizationOptions } from './authorization';
 import { encryptionOptions } from './encryption';
+import { etcdClientOptions } from './etcdClient';
 import type { ApiServerOptionGroup } from './optionGroup';
 import { serverRunOptions } from './serverRun';
 
@@ -16,4 +17,5 @@ export const apiServerOptionGroups: ApiServerOptionGroup[] = [
   authorizationOptions,
   encryptionOptions,
   serverRunOptions,
+  etcdClientOptions,
 ];

@@ -1,5 +1,5 @@
 // The API server's etcd v3 client: gRPC on our own HTTP/2 channel
-// (grpcChannel.ts) with etcd's protos in resources/proto/etcd (encoded by
+// (grpcChannel.ts; grpc-js with --etcd-client-transport=grpc-js, etcdChannel.ts) with etcd's protos in resources/proto/etcd (encoded by
 // @grpc/proto-loader), because the watch cache needs what the etcd3 npm
 // client hides — prev_kv and progress_notify on one stream, WatchProgressRequest
 // (RequestWatchProgress, answered with watch_id -1, which etcd3 npm rejects),
@@ -23,7 +23,9 @@ import { join } from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
 import { protoDir } from '../../common/resources';
-import { frame, GrpcCallError, GrpcChannel, type ChannelOptions } from './grpcChannel';
+import { frame, GrpcCallError, type ChannelOptions, type ChannelTls, type ChannelTransport, type EtcdChannel } from './etcdChannel';
+import { GrpcChannel } from './grpcChannel';
+import { GrpcJsChannel } from './grpcJsChannel';
 import { decodeTxnResponse, encodeTxnRequestFrame } from './etcdWire';
 
 /** mvccpb.KeyValue with 64-bit fields as bigint. */
@@ -51,6 +53,8 @@ export interface EtcdClientOptions {
   tls?: TlsFiles;
   /** Deadline of one unary attempt (default 10 s). */
   callTimeoutMs?: number;
+  /** --etcd-client-transport: our own HTTP/2 client (default) or grpc-js. */
+  transport?: ChannelTransport;
 }
 
 export interface RangeRequest {
@@ -105,7 +109,7 @@ type Method = MethodDefinition<unknown, Record<string, unknown>>;
 
 interface Endpoint {
   target: string;
-  channel: GrpcChannel;
+  channel: EtcdChannel;
 }
 
 let packageDef: ReturnType<typeof loadSync> | undefined;
@@ -133,16 +137,16 @@ export function etcdMethod(service: 'KV' | 'Lease' | 'Watch', method: string): M
  */
 const KEEPALIVE: ChannelOptions = { keepaliveTimeMs: 6_000, keepaliveTimeoutMs: 3_000 };
 
-function channelFor(endpoint: string, tls: TlsFiles | undefined): Endpoint {
+function channelFor(endpoint: string, tls: TlsFiles | undefined, transport: ChannelTransport): Endpoint {
   const url = /^[a-z]+:\/\//.test(endpoint) ? endpoint : `http://${endpoint}`;
   const u = new URL(url);
+  let pem: ChannelTls | undefined;
   if (u.protocol === 'https:') {
     if (!tls) throw new Error(`etcd endpoint ${endpoint}: https needs --etcd-certfile and --etcd-keyfile`);
-    const pem = { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), ca: tls.caFile ? readFileSync(tls.caFile) : undefined };
-    return { target: u.host, channel: new GrpcChannel(url, pem, KEEPALIVE) };
-  }
-  if (u.protocol !== 'http:') throw new Error(`etcd endpoint ${endpoint}: unsupported scheme`);
-  return { target: u.host, channel: new GrpcChannel(url, undefined, KEEPALIVE) };
+    pem = { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), ca: tls.caFile ? readFileSync(tls.caFile) : undefined };
+  } else if (u.protocol !== 'http:') throw new Error(`etcd endpoint ${endpoint}: unsupported scheme`);
+  const channel = transport === 'grpc-js' ? new GrpcJsChannel(url, pem, KEEPALIVE) : new GrpcChannel(url, pem, KEEPALIVE);
+  return { target: u.host, channel };
 }
 
 export const toBig = (v: unknown): bigint => (v === undefined || v === null || v === '' ? 0n : BigInt(v as string));
@@ -196,11 +200,11 @@ export class EtcdClient {
   constructor(readonly opts: EtcdClientOptions) {
     if (opts.endpoints.length === 0) throw new Error('--etcd-servers must be specified');
     this.callTimeoutMs = opts.callTimeoutMs ?? 10_000;
-    this.endpoints = opts.endpoints.map((e) => channelFor(e, opts.tls));
+    this.endpoints = opts.endpoints.map((e) => channelFor(e, opts.tls, opts.transport ?? 'builtin'));
   }
 
   /** The endpoint calls go to now, and a way to report it broken (used by watches). */
-  currentEndpoint(): { index: number; target: string; channel: GrpcChannel } {
+  currentEndpoint(): { index: number; target: string; channel: EtcdChannel } {
     const e = this.endpoints[this.current];
     return { index: this.current, target: e.target, channel: e.channel };
   }

@@ -20,7 +20,7 @@
 
 import { etcdMethod, type EtcdClient, type KeyValue } from './etcdClient';
 import { decodeWatchResponse, type WatchResponseWire } from './etcdWire';
-import type { StreamCall } from './grpcChannel';
+import type { StreamCall } from './etcdChannel';
 
 export interface RawEvent {
   type: 'PUT' | 'DELETE';

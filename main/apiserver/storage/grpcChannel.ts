@@ -25,47 +25,9 @@ import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { HeaderField } from '../../common/http2/hpackDecoder';
 import { encodeHeaderBlock } from '../../common/http2/hpackEncoder';
+import { frame, GrpcCallError, type ChannelOptions, type ChannelTls, type EtcdChannel, type StreamCall, type StreamHandlers } from './etcdChannel';
 import { Http2Connection, type ClientStream, type StreamOutcome } from './http2Connection';
 import { ErrorCode } from './http2Frames';
-
-/**
- * A call's end when it is not OK: grpc's status code and message, and
- * whether the server certainly never processed the request (it was never
- * sent, the stream was refused, or a GOAWAY said the server stopped below
- * it) — only then may a write be tried again elsewhere (clientv3's
- * isSafeRetryMutableRPC).
- */
-export class GrpcCallError extends Error {
-  constructor(readonly code: number, readonly details: string, readonly unprocessed = false) {
-    super(details);
-    this.name = 'GrpcCallError';
-  }
-}
-
-export interface ChannelTls {
-  ca?: Buffer;
-  cert: Buffer;
-  key: Buffer;
-}
-
-export interface ChannelOptions {
-  /** PING interval while a call is open. */
-  keepaliveTimeMs: number;
-  /** How long a PING may go unanswered before the connection is dropped. */
-  keepaliveTimeoutMs: number;
-}
-
-/** A streaming call: write messages, end or cancel it; onMessage/onEnd as it runs. */
-export interface StreamCall {
-  write(message: Uint8Array): void;
-  cancel(): void;
-}
-
-export interface StreamHandlers {
-  onMessage(message: Buffer): void;
-  /** The call is over: undefined for OK, else why. Called once. */
-  onEnd(err: GrpcCallError | undefined): void;
-}
 
 // Flow-control windows big enough for a page of a list (1,000 objects) to
 // arrive without waiting on WINDOW_UPDATEs.
@@ -99,15 +61,6 @@ function grpcMessage(text: string): string {
   }
 }
 
-/** 1 byte compressed flag (0), 4 bytes length, the message. */
-export function frame(message: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(5 + message.length);
-  out[0] = 0;
-  out.writeUInt32BE(message.length, 1);
-  out.set(message, 5);
-  return out;
-}
-
 /** Splits a call's DATA into messages, whatever the chunk boundaries. */
 export class MessageReader {
   private pending: Buffer[] = [];
@@ -138,7 +91,7 @@ export class MessageReader {
   }
 }
 
-export class GrpcChannel {
+export class GrpcChannel implements EtcdChannel {
   /** The connection calls go on now; replaced after it fails or goes away. */
   private active: Http2Connection | undefined;
   private closed = false;
@@ -269,6 +222,8 @@ export class GrpcChannel {
         },
         onClose: (outcome: StreamOutcome) => {
           if (outcome.kind === 'closed') return;
+          // The server broke a bound on this stream (we reset it): grpc-go's client answers INTERNAL.
+          if (outcome.kind === 'error') return end(new GrpcCallError(GrpcStatus.INTERNAL, outcome.message));
           if (status !== undefined) return end(status ?? undefined);
           // The connection failed (refused, dropped, keepalive): UNAVAILABLE, so the caller moves on.
           if (outcome.kind === 'failed') return end(new GrpcCallError(GrpcStatus.UNAVAILABLE, outcome.message, outcome.unprocessed));
@@ -292,7 +247,9 @@ export class GrpcChannel {
     let conn = this.connection();
     try {
       return conn.request(block, handlers);
-    } catch {
+    } catch (e) {
+      // A full wait queue on a live connection: a fresh one would not help.
+      if (conn.usable) throw e;
       // Out of stream ids, or a connection that just went away: once more on a fresh one.
       if (this.active === conn) this.active = undefined;
       conn = this.connection();

@@ -6,8 +6,8 @@
 // (profiled), for a protocol the channel uses a small part of.
 //
 // What the connection does:
-//   - the client preface, our SETTINGS (no push, a large stream window) and a
-//     connection WINDOW_UPDATE, then frames both ways;
+//   - the client preface, our SETTINGS (no push, a large stream window, the
+//     header list limit) and a connection WINDOW_UPDATE, then frames both ways;
 //   - requests with a header block the caller encoded (the channel encodes
 //     with literals that never index, so the server's HPACK table is never
 //     touched); responses decoded with a table that mirrors the server's;
@@ -18,16 +18,34 @@
 //     stream open, our own PING every keepalive interval, and a missing
 //     answer tears the connection down (a paused member says nothing);
 //   - GOAWAY: no new streams; streams above its last stream id fail as
-//     certainly unprocessed; an error code ends the connection at once.
-// Writes of one event-loop turn go out in one socket write (setImmediate),
-// as node:http2 batches them.
+//     certainly unprocessed; an error code ends the connection at once; our
+//     own GOAWAY (a connection error) is followed by a half-close, and the
+//     server's bytes are read and dropped for a moment, so that it reads it.
+// Writes of one event-loop turn go out in one socket write, and the socket's
+// backpressure holds DATA and new streams back (http2Writer.ts).
+//
+// Bounds against a bad or buggy server, each checked with integers already
+// at hand (no allocation per frame):
+//   - header blocks (http2HeaderBlock.ts): more than twice our
+//     SETTINGS_MAX_HEADER_LIST_SIZE of fragments is a connection error; a
+//     decoded list above it resets that stream with FRAME_SIZE_ERROR ("peer
+//     header list size exceeded limit", as grpc-go's client says);
+//   - WINDOW_UPDATE (§6.9): a zero increment is a stream error (on a stream)
+//     or a connection error (on the connection) PROTOCOL_ERROR; a window
+//     pushed past 2^31-1, by WINDOW_UPDATE or by a new
+//     SETTINGS_INITIAL_WINDOW_SIZE, is FLOW_CONTROL_ERROR, for the stream or
+//     the connection likewise;
+//   - streams waiting for the server's concurrency limit (zero, or few) are
+//     at most maxWaitingStreams; request() refuses more (StreamQueueFullError).
 
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
-import { HpackDecoder, type HeaderField } from '../../common/http2/hpackDecoder';
-import { DEFAULT_MAX_FRAME, DEFAULT_WINDOW, ErrorCode, FIXED_PAYLOAD_SIZE, Flag, FrameReader, FrameType, MAX_FRAME_LIMIT, MAX_STREAM_ID, MAX_WINDOW, PREFACE, Setting, frameHeader, unpad } from './http2Frames';
+import type { HeaderField } from '../../common/http2/hpackDecoder';
+import { DEFAULT_MAX_FRAME, DEFAULT_WINDOW, ErrorCode, FIXED_PAYLOAD_SIZE, Flag, FrameReader, FrameType, MAX_FRAME_LIMIT, MAX_STREAM_ID, MAX_WINDOW, PREFACE, Setting, unpad } from './http2Frames';
+import { HeaderBlockReader, type ConnectionError } from './http2HeaderBlock';
 import { takeBytes } from './http2Stream';
 import { Stream, type ClientStream, type StreamHandlers, type StreamOutcome } from './http2Stream';
+import { FrameWriter } from './http2Writer';
 
 export type { ClientStream, StreamHandlers, StreamOutcome } from './http2Stream';
 
@@ -42,6 +60,28 @@ export interface Http2ConnectionOptions {
   connectionWindow: number;
   keepaliveTimeMs: number;
   keepaliveTimeoutMs: number;
+  /** Our SETTINGS_MAX_HEADER_LIST_SIZE (RFC 7541 sizes: name + value + 32 per field); default DEFAULT_MAX_HEADER_LIST. */
+  maxHeaderListSize?: number;
+  /** How many streams may wait for the server's concurrency limit; default DEFAULT_MAX_WAITING_STREAMS. */
+  maxWaitingStreams?: number;
+}
+
+/**
+ * node:http2's default maxHeaderListSize, which the etcd client ran under
+ * with grpc-js; etcd's responses carry a few short fields.
+ */
+export const DEFAULT_MAX_HEADER_LIST = 65_536;
+/** Far above what the API server has in flight to one member (a create per client, a watch per resource). */
+export const DEFAULT_MAX_WAITING_STREAMS = 1_000;
+/** How long a connection we sent GOAWAY on is still read before it is destroyed. */
+const GOAWAY_LINGER_MS = 1_000;
+
+/** request() when maxWaitingStreams already wait: the call was never sent. */
+export class StreamQueueFullError extends Error {
+  constructor(waiting: number, serverLimit: number) {
+    super(`${waiting} streams already wait for the server's limit of ${serverLimit} concurrent streams (SETTINGS_MAX_CONCURRENT_STREAMS)`);
+    this.name = 'StreamQueueFullError';
+  }
 }
 
 export class Http2Connection {
@@ -51,9 +91,10 @@ export class Http2Connection {
   private readonly waiting: Stream[] = [];
   /** Streams with data held back by a flow-control window. */
   private readonly blocked = new Set<Stream>();
-  private readonly decoder = new HpackDecoder(4096, 4096);
-  private out: Buffer[] = [];
-  private flushScheduled = false;
+  private readonly headerBlocks: HeaderBlockReader;
+  private readonly writer: FrameWriter;
+  private readonly maxHeaderList: number;
+  private readonly maxWaiting: number;
   private nextId = 1;
   private connected = false;
   private failed = false;
@@ -67,8 +108,6 @@ export class Http2Connection {
   private sendWindow = DEFAULT_WINDOW;
   private recvUnacked = 0;
   private readonly frames = new FrameReader();
-  /** A header block arriving in pieces (HEADERS then CONTINUATIONs). */
-  private headerBlock: { streamId: number; endStream: boolean; fragments: Buffer[] } | undefined;
   private readonly pinger: NodeJS.Timeout;
   private pingTimer: NodeJS.Timeout | undefined;
   /** Called once the connection takes no new streams (GOAWAY, failure, close). */
@@ -87,7 +126,19 @@ export class Http2Connection {
       : netConnect({ host: opts.host, port: opts.port }, onConnected);
     // Small frames go out at once (a TLS socket passes this to its TCP handle).
     this.socket.setNoDelay(true);
+    this.maxHeaderList = opts.maxHeaderListSize ?? DEFAULT_MAX_HEADER_LIST;
+    this.headerBlocks = new HeaderBlockReader(this.maxHeaderList, (streamId, endStream, fields, withinLimit) => this.onHeaderBlock(streamId, endStream, fields, withinLimit));
+    this.maxWaiting = opts.maxWaitingStreams ?? DEFAULT_MAX_WAITING_STREAMS;
+    this.writer = new FrameWriter(this.socket, {
+      onWritable: () => {
+        for (const s of [...this.blocked]) this.sendData(s);
+        this.openWaiting();
+      },
+      onFlood: () => this.fail('the server does not read: too many frames queued behind socket backpressure'),
+    });
     this.socket.on('data', (chunk: Buffer) => {
+      // After a GOAWAY of ours the rest is read and dropped (see protocolError).
+      if (this.failed) return;
       const err = this.frames.push(chunk, (type, flags, streamId, payload) => {
         this.onFrame(type, flags, streamId, payload);
         return !this.failed;
@@ -98,15 +149,16 @@ export class Http2Connection {
     // alert (RFC 7301 §3.2); the error then surfaces from whichever read or write saw it.
     this.socket.on('error', (e) => this.fail(/no application protocol/i.test(e.message) ? `${opts.host}:${opts.port} did not negotiate HTTP/2 (ALPN): ${e.message}` : e.message));
     this.socket.on('close', () => this.fail(this.goawayCode !== ErrorCode.NO_ERROR ? `Session closed with error code ${this.goawayCode}` : 'Connection dropped'));
-    const settings = Buffer.alloc(12);
+    const settings = Buffer.alloc(18);
     settings.writeUInt16BE(Setting.ENABLE_PUSH, 0);
     settings.writeUInt32BE(0, 2);
     settings.writeUInt16BE(Setting.INITIAL_WINDOW_SIZE, 6);
     settings.writeUInt32BE(opts.streamWindow, 8);
-    this.out.push(PREFACE);
+    settings.writeUInt16BE(Setting.MAX_HEADER_LIST_SIZE, 12);
+    settings.writeUInt32BE(this.maxHeaderList, 14);
+    this.writer.raw(PREFACE);
     this.frame(FrameType.SETTINGS, 0, 0, settings);
-    if (opts.connectionWindow > DEFAULT_WINDOW) this.windowUpdate(0, opts.connectionWindow - DEFAULT_WINDOW);
-    this.scheduleFlush();
+    if (opts.connectionWindow > DEFAULT_WINDOW) this.writer.u32Frame(FrameType.WINDOW_UPDATE, 0, opts.connectionWindow - DEFAULT_WINDOW);
     this.pinger = setInterval(() => this.ping(), opts.keepaliveTimeMs);
     this.pinger.unref();
   }
@@ -120,11 +172,22 @@ export class Http2Connection {
     return this.streams.size + this.waiting.length;
   }
 
-  /** Opens a stream now, or when the server's concurrency limit allows. */
+  /** For tests and debugging: see FrameWriter.backlog. */
+  get writeBacklog(): { congested: boolean; bytes: number } {
+    return this.writer.backlog;
+  }
+
+  /**
+   * Opens a stream now, or when the server's concurrency limit (and the
+   * socket's backpressure) allows; throws StreamQueueFullError when
+   * maxWaitingStreams already wait.
+   */
   request(headerBlock: Buffer, handlers: StreamHandlers): ClientStream {
     if (!this.usable) throw new Error(this.failed ? 'connection closed' : 'connection is going away');
+    const canOpen = this.streams.size < this.peerMaxStreams && this.writer.canWrite();
+    if (!canOpen && this.waiting.length >= this.maxWaiting) throw new StreamQueueFullError(this.waiting.length, this.peerMaxStreams);
     const s = new Stream(this, headerBlock, handlers);
-    if (this.streams.size < this.peerMaxStreams) this.open(s);
+    if (canOpen) this.open(s);
     else this.waiting.push(s);
     return s;
   }
@@ -157,7 +220,8 @@ export class Http2Connection {
   /** @internal Writes what the windows allow of a stream's queued data. */
   sendData(s: Stream): void {
     while (s.pendingBytes > 0) {
-      const n = Math.min(s.pendingBytes, this.sendWindow, s.sendWindow, this.peerMaxFrame);
+      // A full batch or a congested socket holds the data as a closed window does (http2Writer.ts).
+      const n = this.writer.canWrite() ? Math.min(s.pendingBytes, this.sendWindow, s.sendWindow, this.peerMaxFrame) : 0;
       if (n <= 0) {
         this.blocked.add(s);
         return;
@@ -186,7 +250,7 @@ export class Http2Connection {
     if (s.id === 0) return;
     this.streams.delete(s.id);
     this.blocked.delete(s);
-    if (!this.failed) this.rstStream(s.id, ErrorCode.CANCEL);
+    if (!this.failed) this.writer.u32Frame(FrameType.RST_STREAM, s.id, ErrorCode.CANCEL);
     this.openWaiting();
   }
 
@@ -205,16 +269,18 @@ export class Http2Connection {
   }
 
   private openWaiting(): void {
-    while (this.waiting.length > 0 && this.streams.size < this.peerMaxStreams && this.usable) this.open(this.waiting.shift()!);
+    while (this.waiting.length > 0 && this.streams.size < this.peerMaxStreams && this.usable && this.writer.canWrite()) this.open(this.waiting.shift()!);
     if (this.goawayLast !== undefined && this.streams.size === 0 && !this.failed) this.close();
   }
 
-  private fail(message: string): void {
+  private fail(message: string, linger = false): void {
     if (this.failed) return;
     this.failed = true;
+    this.writer.closed = true;
     clearInterval(this.pinger);
     clearTimeout(this.pingTimer);
-    this.socket.destroy();
+    if (linger) setTimeout(() => this.socket.destroy(), GOAWAY_LINGER_MS).unref();
+    else this.socket.destroy();
     this.onUnusable();
     const all = [...this.streams.values(), ...this.waiting];
     this.streams.clear();
@@ -232,10 +298,18 @@ export class Http2Connection {
     payload.writeUInt32BE(0, 0);
     payload.writeUInt32BE(code, 4);
     this.frame(FrameType.GOAWAY, 0, 0, payload);
-    const bytes = Buffer.concat(this.out);
-    this.out = [];
-    this.socket.end(bytes);
-    this.fail(message);
+    this.writer.end();
+    // Closing at once with the server's bytes still unread would answer with a
+    // TCP reset, which can discard the GOAWAY before the server reads it: the
+    // socket is half-closed and read (and dropped) until the server closes or
+    // GOAWAY_LINGER_MS pass.
+    this.fail(message, true);
+  }
+
+  /** RST_STREAM with the code; the stream ends with the server at fault (§5.4.2). */
+  private streamError(s: Stream, code: number, message: string): void {
+    this.writer.u32Frame(FrameType.RST_STREAM, s.id, code);
+    this.finish(s, { kind: 'error', code, message });
   }
 
   private ping(): void {
@@ -251,26 +325,17 @@ export class Http2Connection {
   // ---- reading ----
 
   private onFrame(type: number, flags: number, streamId: number, payload: Buffer): void {
-    if (this.headerBlock && type !== FrameType.CONTINUATION) return this.protocolError(ErrorCode.PROTOCOL_ERROR, 'expected a CONTINUATION frame');
+    if (this.headerBlocks.open && type !== FrameType.CONTINUATION) return this.protocolError(ErrorCode.PROTOCOL_ERROR, 'expected a CONTINUATION frame');
     const size = FIXED_PAYLOAD_SIZE[type];
     if (size !== undefined && (type === FrameType.GOAWAY ? payload.length < size : payload.length !== size)) return this.protocolError(ErrorCode.FRAME_SIZE_ERROR, `frame of type ${type} with a ${payload.length}-byte payload`);
     if (type === FrameType.SETTINGS && payload.length % 6 !== 0) return this.protocolError(ErrorCode.FRAME_SIZE_ERROR, 'SETTINGS payload not a multiple of 6');
     switch (type) {
       case FrameType.DATA:
         return this.onDataFrame(flags, streamId, payload);
-      case FrameType.HEADERS: {
-        let fragment = unpad(flags, payload);
-        if (!fragment) return this.protocolError(ErrorCode.PROTOCOL_ERROR, 'bad padding');
-        if (flags & Flag.PRIORITY) fragment = fragment.subarray(5);
-        this.headerBlock = { streamId, endStream: (flags & Flag.END_STREAM) !== 0, fragments: [fragment] };
-        if (flags & Flag.END_HEADERS) this.onHeaderBlock();
-        return;
-      }
+      case FrameType.HEADERS:
+        return this.connectionError(this.headerBlocks.headers(streamId, flags, payload));
       case FrameType.CONTINUATION:
-        if (!this.headerBlock || this.headerBlock.streamId !== streamId) return this.protocolError(ErrorCode.PROTOCOL_ERROR, 'unexpected CONTINUATION frame');
-        this.headerBlock.fragments.push(payload);
-        if (flags & Flag.END_HEADERS) this.onHeaderBlock();
-        return;
+        return this.connectionError(this.headerBlocks.continuation(streamId, flags, payload));
       case FrameType.RST_STREAM: {
         const s = this.streams.get(streamId);
         if (s) this.finish(s, { kind: 'reset', code: payload.readUInt32BE(0) });
@@ -301,7 +366,7 @@ export class Http2Connection {
     // Padding counts against the windows too; all of it is consumed now.
     this.recvUnacked += payload.length;
     if (this.recvUnacked >= this.opts.connectionWindow / 2) {
-      this.windowUpdate(0, this.recvUnacked);
+      this.writer.u32Frame(FrameType.WINDOW_UPDATE, 0, this.recvUnacked);
       this.recvUnacked = 0;
     }
     const s = this.streams.get(streamId);
@@ -312,7 +377,7 @@ export class Http2Connection {
     if (!endStream) {
       s.recvUnacked += payload.length;
       if (s.recvUnacked >= this.opts.streamWindow / 2) {
-        this.windowUpdate(s.id, s.recvUnacked);
+        this.writer.u32Frame(FrameType.WINDOW_UPDATE, s.id, s.recvUnacked);
         s.recvUnacked = 0;
       }
     } else s.remoteEnded = true;
@@ -320,18 +385,14 @@ export class Http2Connection {
     this.maybeClosed(s);
   }
 
-  private onHeaderBlock(): void {
-    const { streamId, endStream, fragments } = this.headerBlock!;
-    this.headerBlock = undefined;
-    let fields: HeaderField[];
-    try {
-      // Decoded even for a stream we no longer follow: the table must stay in step with the server's.
-      fields = this.decoder.decode(fragments.length === 1 ? fragments[0] : Buffer.concat(fragments)).fields;
-    } catch (e) {
-      return this.protocolError(ErrorCode.COMPRESSION_ERROR, `bad header block: ${(e as Error).message}`);
-    }
+  private connectionError(e: ConnectionError | undefined): void {
+    if (e) this.protocolError(e.code, e.message);
+  }
+
+  private onHeaderBlock(streamId: number, endStream: boolean, fields: HeaderField[], withinLimit: boolean): void {
     const s = this.streams.get(streamId);
     if (!s || s.remoteEnded) return;
+    if (!withinLimit) return this.streamError(s, ErrorCode.FRAME_SIZE_ERROR, 'peer header list size exceeded limit');
     if (endStream) s.remoteEnded = true;
     s.handlers.onHeaders(fields, endStream);
     this.maybeClosed(s);
@@ -352,8 +413,10 @@ export class Http2Connection {
       }
       else if (id === Setting.INITIAL_WINDOW_SIZE) {
         if (value > MAX_WINDOW) return this.protocolError(ErrorCode.FLOW_CONTROL_ERROR, 'initial window size too large');
-        // §6.9.2: a new initial size moves every open stream's window by the difference.
+        // §6.9.2: a new initial size moves every open stream's window by the
+        // difference; one pushed past the maximum is a connection error.
         const delta = value - this.peerInitialWindow;
+        for (const s of this.streams.values()) if (s.sendWindow + delta > MAX_WINDOW) return this.protocolError(ErrorCode.FLOW_CONTROL_ERROR, `SETTINGS_INITIAL_WINDOW_SIZE ${value} moves stream ${s.id}'s window past 2^31-1`);
         this.peerInitialWindow = value;
         for (const s of this.streams.values()) s.sendWindow += delta;
       }
@@ -376,46 +439,22 @@ export class Http2Connection {
 
   private onWindowUpdate(streamId: number, increment: number): void {
     if (streamId === 0) {
+      if (increment === 0) return this.protocolError(ErrorCode.PROTOCOL_ERROR, 'WINDOW_UPDATE with a zero increment on the connection');
+      if (this.sendWindow + increment > MAX_WINDOW) return this.protocolError(ErrorCode.FLOW_CONTROL_ERROR, 'WINDOW_UPDATE moves the connection window past 2^31-1');
       this.sendWindow += increment;
       for (const s of [...this.blocked]) this.sendData(s);
       return;
     }
+    // A stream we no longer follow (closed, cancelled): nothing to send on it, nothing to check.
     const s = this.streams.get(streamId);
     if (!s) return;
+    if (increment === 0) return this.streamError(s, ErrorCode.PROTOCOL_ERROR, 'WINDOW_UPDATE with a zero increment');
+    if (s.sendWindow + increment > MAX_WINDOW) return this.streamError(s, ErrorCode.FLOW_CONTROL_ERROR, 'WINDOW_UPDATE moves the stream window past 2^31-1');
     s.sendWindow += increment;
     if (this.blocked.has(s)) this.sendData(s);
   }
 
-  // ---- writing ----
-
-  private windowUpdate(streamId: number, increment: number): void {
-    const p = Buffer.allocUnsafe(4);
-    p.writeUInt32BE(increment, 0);
-    this.frame(FrameType.WINDOW_UPDATE, 0, streamId, p);
-  }
-
-  private rstStream(streamId: number, code: number): void {
-    const p = Buffer.allocUnsafe(4);
-    p.writeUInt32BE(code, 0);
-    this.frame(FrameType.RST_STREAM, 0, streamId, p);
-  }
-
   private frame(type: number, flags: number, streamId: number, payload: Buffer): void {
-    if (this.failed) return;
-    this.out.push(frameHeader(type, flags, streamId, payload.length));
-    if (payload.length > 0) this.out.push(payload);
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      if (this.failed || this.out.length === 0) return;
-      const bytes = this.out.length === 1 ? this.out[0] : Buffer.concat(this.out);
-      this.out = [];
-      this.socket.write(bytes);
-    });
+    this.writer.frame(type, flags, streamId, payload);
   }
 }

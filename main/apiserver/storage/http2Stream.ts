@@ -4,10 +4,14 @@
 
 import type { HeaderField } from '../../common/http2/hpackDecoder';
 
-/** How a stream ended: both sides finished, the server reset it, or the connection went. */
+/**
+ * How a stream ended: both sides finished, the server reset it, the server
+ * broke the protocol on it (we reset it with `code`), or the connection went.
+ */
 export type StreamOutcome =
   | { kind: 'closed' }
   | { kind: 'reset'; code: number }
+  | { kind: 'error'; code: number; message: string }
   | { kind: 'failed'; message: string; unprocessed: boolean };
 
 export interface StreamHandlers {

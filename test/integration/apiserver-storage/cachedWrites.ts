@@ -7,6 +7,7 @@
 import { expect } from 'vitest';
 import type { KObject } from '../../../main/apiserver/api/object';
 import { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
+import type { ChannelTransport } from '../../../main/apiserver/storage/etcdChannel';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { protobufCodec } from '../../../main/apiserver/storage/codec';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
@@ -32,8 +33,8 @@ export interface CountedStore {
 }
 
 /** An EtcdStore whose client counts its Range and Txn calls. */
-export function countedStore(endpoints: string[]): CountedStore {
-  const client = new EtcdClient({ endpoints });
+export function countedStore(endpoints: string[], transport?: ChannelTransport): CountedStore {
+  const client = new EtcdClient({ endpoints, transport });
   const calls = { range: 0, txn: 0 };
   const range = client.range.bind(client);
   const txn = client.txn.bind(client);

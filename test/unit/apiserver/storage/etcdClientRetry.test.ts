@@ -9,7 +9,7 @@ import { createServer, type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { status } from '@grpc/grpc-js';
 import { EtcdClient, EtcdError, etcdMethod } from '../../../../main/apiserver/storage/etcdClient';
-import { frame } from '../../../../main/apiserver/storage/grpcChannel';
+import { frame } from '../../../../main/apiserver/storage/etcdChannel';
 
 const replies: Record<string, unknown> = {
   '/etcdserverpb.KV/Range': etcdMethod('KV', 'Range').responseSerialize({ header: { revision: '7' }, kvs: [], more: false, count: '0' }),

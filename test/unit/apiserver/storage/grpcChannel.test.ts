@@ -1,14 +1,35 @@
-// The API server's gRPC channel against a plain node:http2 server that
-// answers the way grpc servers do (the etcd store suites run it against our
-// members and Debian's etcd): message framing across any chunk boundaries,
-// status from trailers or a trailers-only reply, HTTP and reset codes mapped
-// as grpc-go maps them, deadlines, and a refused connection as UNAVAILABLE.
+// The API server's gRPC channel, both transports (our own HTTP/2 client and
+// grpc-js, etcdChannel.ts) through one suite, against a plain node:http2
+// server that answers the way grpc servers do (the etcd store suites run it
+// against our members and Debian's etcd): message framing across any chunk
+// boundaries, status from trailers or a trailers-only reply, HTTP and reset
+// codes mapped as grpc-go maps them, deadlines, and a refused connection as
+// UNAVAILABLE. Then what only our own client bounds: the wait for a server
+// that allows no streams.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, constants, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { status } from '@grpc/grpc-js';
-import { frame, GrpcCallError, GrpcChannel, MessageReader } from '../../../../main/apiserver/storage/grpcChannel';
+import { frame, GrpcCallError, type ChannelOptions, type EtcdChannel } from '../../../../main/apiserver/storage/etcdChannel';
+import { GrpcChannel, MessageReader } from '../../../../main/apiserver/storage/grpcChannel';
+import { GrpcJsChannel } from '../../../../main/apiserver/storage/grpcJsChannel';
+import { DEFAULT_MAX_WAITING_STREAMS } from '../../../../main/apiserver/storage/http2Connection';
+
+const transports: { name: string; make: (url: string, opts: ChannelOptions) => EtcdChannel }[] = [
+  { name: 'builtin', make: (url, opts) => new GrpcChannel(url, undefined, opts) },
+  { name: 'grpc-js', make: (url, opts) => new GrpcJsChannel(url, undefined, opts) },
+];
+
+const failure = async (p: Promise<unknown>): Promise<GrpcCallError> => {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof GrpcCallError) return e;
+    throw e;
+  }
+  throw new Error('the call succeeded');
+};
 
 describe('MessageReader', () => {
   it('splits messages whatever the chunk boundaries', () => {
@@ -30,7 +51,7 @@ describe('MessageReader', () => {
 
 type Handler = (stream: ServerHttp2Stream, body: Buffer, headers: Record<string, unknown>) => void;
 
-describe('GrpcChannel', () => {
+describe.each(transports)('the $name channel', ({ make }) => {
   let server: Http2Server;
   let url: string;
   const handlers = new Map<string, Handler>();
@@ -58,16 +79,7 @@ describe('GrpcChannel', () => {
     await new Promise((r) => server.close(r));
   });
 
-  const channel = () => new GrpcChannel(url, undefined, { keepaliveTimeMs: 200, keepaliveTimeoutMs: 1000 });
-  const failure = async (p: Promise<unknown>): Promise<GrpcCallError> => {
-    try {
-      await p;
-    } catch (e) {
-      if (e instanceof GrpcCallError) return e;
-      throw e;
-    }
-    throw new Error('the call succeeded');
-  };
+  const channel = () => make(url, { keepaliveTimeMs: 200, keepaliveTimeoutMs: 1000 });
 
   it('a unary call: headers as grpc wants them, the framed reply, OK in trailers', async () => {
     let seen: Record<string, unknown> = {};
@@ -187,11 +199,51 @@ describe('GrpcChannel', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
-    const ch = new GrpcChannel(`http://127.0.0.1:${port}`, undefined, { keepaliveTimeMs: 1000, keepaliveTimeoutMs: 1000 });
+    const ch = make(`http://127.0.0.1:${port}`, { keepaliveTimeMs: 1000, keepaliveTimeoutMs: 1000 });
     const refused = await failure(ch.unary('/t.S/Echo', Buffer.alloc(0), Date.now() + 5000));
     // Never sent: safe to send elsewhere.
     expect([refused.code, refused.unprocessed]).toEqual([status.UNAVAILABLE, true]);
     ch.close();
     expect((await failure(ch.unary('/t.S/Echo', Buffer.alloc(0), Date.now() + 5000))).code).toBe(status.UNAVAILABLE);
+  });
+});
+
+describe('the builtin channel against a server that allows no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0)', () => {
+  let server: Http2Server;
+  let url: string;
+  let settingsAcked: Promise<void>;
+
+  beforeAll(async () => {
+    server = createServer({ settings: { maxConcurrentStreams: 0 } });
+    // Our SETTINGS acknowledged by the client: it knows the limit from then on.
+    settingsAcked = new Promise((resolve) => server.once('session', (s) => s.once('localSettings', () => resolve())));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+  });
+
+  it(`${DEFAULT_MAX_WAITING_STREAMS} calls wait (until their deadline); the next fails at once UNAVAILABLE, never sent, naming the server's limit`, async () => {
+    const ch = new GrpcChannel(url, undefined, { keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 10_000 });
+    try {
+      const deadline = Date.now() + 4_000;
+      const waiting = [failure(ch.unary('/t.S/Wait', Buffer.alloc(0), deadline))];
+      await settingsAcked;
+      for (let i = 1; i < DEFAULT_MAX_WAITING_STREAMS; i++) waiting.push(failure(ch.unary('/t.S/Wait', Buffer.alloc(0), deadline)));
+      const t0 = Date.now();
+      const refused = await failure(ch.unary('/t.S/Wait', Buffer.alloc(0), deadline));
+      expect(Date.now() - t0).toBeLessThan(1_000);
+      expect([refused.code, refused.unprocessed, refused.details]).toEqual([
+        status.UNAVAILABLE,
+        true,
+        `${DEFAULT_MAX_WAITING_STREAMS} streams already wait for the server's limit of 0 concurrent streams (SETTINGS_MAX_CONCURRENT_STREAMS)`,
+      ]);
+      const ends = await Promise.all(waiting);
+      expect(new Set(ends.map((e) => e.code))).toEqual(new Set([status.DEADLINE_EXCEEDED]));
+    } finally {
+      ch.close();
+    }
   });
 });
