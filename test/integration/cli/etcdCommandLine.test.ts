@@ -72,6 +72,6 @@ describe('pilothouse etcd command line', () => {
     const top = spawnSync(process.execPath, [CLI_JS, '--help'], { encoding: 'utf8', timeout: 10_000 });
     expect(top.status).toBe(0);
     expect(top.stdout).toMatch(/etcd\s+run one etcd-compatible member/);
-    expect(top.stdout).toMatch(/up \[options\]\s+run a local cluster/);
+    expect(top.stdout).toMatch(/up \[options\]\s+run a local control plane/);
   });
 });

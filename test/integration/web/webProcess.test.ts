@@ -162,8 +162,11 @@ describe('pilothouse web', () => {
   });
 
   it('stops on SIGTERM with its members and removes console.url', async () => {
-    const children = childPids(proc!.pid!);
-    expect(children.length).toBeGreaterThanOrEqual(3);
+    // The plane starts after the URL is printed (certificates first): wait for its members.
+    const children = await waitFor('three member processes', () => {
+      const pids = childPids(proc!.pid!);
+      return pids.length >= 3 ? pids : undefined;
+    });
     const exited = new Promise<number | null>((r) => proc!.once('exit', (code) => r(code)));
     proc!.kill('SIGTERM');
     expect(await exited).toBe(0);
