@@ -60,7 +60,8 @@ export async function startWebHost(opts: StartOptions): Promise<WebHostProcess> 
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'pilothouse-e2e-'));
   const child = spawn(process.execPath, [cli, 'web', '--data-dir', dataDir, '--port', String(opts.port), '--port-base', String(opts.portBase), '--no-open'], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
+    // The console's terminals get a shell without the user's rc files: a login bash runs the machine's profile, which may be slow (pyenv) and, when a test ends the shell mid-way, can leave a lock that stalls every later shell.
+    env: { ...process.env, NO_COLOR: '1', SHELL: '/bin/sh' },
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -67,8 +67,9 @@ async function startUp(): Promise<UpRun> {
   };
   child.stdout!.setEncoding('utf8').on('data', collect);
   child.stderr!.setEncoding('utf8').on('data', collect);
-  await until(() => out.includes('pilothouse: controllers running') || child.exitCode !== null, 120_000, `up to start the controllers: ${out}`);
-  expect(out, out).toContain('pilothouse: controllers running');
+  // The ready line: every component has written its files (the kubelets' identities, the audit log) by then.
+  await until(() => out.includes('pilothouse: control plane ready') || child.exitCode !== null, 120_000, `up to be ready: ${out}`);
+  expect(out, out).toContain('pilothouse: control plane ready');
   await until(() => ['scheduler.conf', 'controller-manager.conf', 'kubelet-node-1.conf'].every((f) => existsSync(join(dir, f))), 60_000, 'the component kubeconfigs');
   return { child, output: () => out };
 }

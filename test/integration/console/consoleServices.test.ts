@@ -97,6 +97,9 @@ function kubectl(args: string[]): Promise<{ stdout: string; stderr: string; code
 }
 const notePids = () => svc.supervisor.components().forEach((c) => c.pid && pids.add(c.pid));
 
+// The console's terminals run $SHELL; /bin/sh, not a login bash: a login bash runs the machine's profile, which may be slow (pyenv) and, when a test ends the shell mid-way, can leave a lock that stalls every later shell.
+process.env.SHELL = '/bin/sh';
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pilothouse-console-'));
   sink = new Sink();

@@ -31,7 +31,8 @@ writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>Pilothouse
 writeFileSync(join(rendererDir, 'assets', 'index-abc.js'), 'console.log(1)');
 
 const sockets = new BridgeSockets();
-const terminals = new TerminalService({ env: { ETCDCTL_API: '3' }, cwd: dir, events: sockets, shell: '/bin/bash' });
+// /bin/sh, not a login bash: a login bash runs the machine's profile, which may be slow (pyenv) and, when a test ends the shell mid-way, can leave a lock that stalls every later shell.
+const terminals = new TerminalService({ env: { ETCDCTL_API: '3' }, cwd: dir, events: sockets, shell: '/bin/sh' });
 const handlers = {
   version: () => ({ pilothouse: '0.1.0', runtime: 'web', versions: { node: process.versions.node } }),
   members: () => {
