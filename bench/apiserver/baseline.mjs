@@ -9,13 +9,12 @@
 // Writes bench/results/apiserver-baseline-<date>.{json,md}.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Etcd3 } from 'etcd3';
 import { CLI_JS, fmt, machine, root, writeResults } from '../etcd/common.mjs';
 import { defaultServiceAccount, preparePipeline } from './chainLatency.mjs';
-import { kubeClient, startUp, stopUp } from './kube.mjs';
+import { etcdClient, kubeClient, startUp, stopUp } from './kube.mjs';
 import { closedLoop, pod } from './load.mjs';
 
 const PORT_BASE = 27620; // members 27620–27625, API server 27626
@@ -37,14 +36,7 @@ async function measure(cliJs, seconds) {
   const out = { creates: [] };
   try {
     await up.ready;
-    const etcd = new Etcd3({
-      hosts: [0, 1, 2].map((i) => `https://127.0.0.1:${PORT_BASE + 2 * i}`),
-      credentials: {
-        rootCertificate: readFileSync(join(dir, 'pki', 'ca.crt')),
-        certChain: readFileSync(join(dir, 'pki', 'client.crt')),
-        privateKey: readFileSync(join(dir, 'pki', 'client.key')),
-      },
-    });
+    const etcd = etcdClient(dir, PORT_BASE);
     const value = Buffer.alloc(1024, 'x');
     const puts = (c, tag) => closedLoop(c, seconds, 50_000, async (i) => (await etcd.put(`/bench/raw/${c}/${tag}/${i}`).value(value), true));
     await preparePipeline(kubeClient(dir, 1), 'default');

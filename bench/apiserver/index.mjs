@@ -13,13 +13,12 @@
 //     watcher's ADDED line.
 // Writes bench/results/apiserver-<date>.{json,md}.
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
-import { kubeClient, startUp, stopUp } from './kube.mjs';
+import { etcdClient, kubeClient, startUp, stopUp } from './kube.mjs';
 import { chainLatency, defaultServiceAccount, preparePipeline } from './chainLatency.mjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Etcd3 } from 'etcd3';
 import { fmt, machine, percentile, writeResults } from '../etcd/common.mjs';
 import { closedLoop, pod } from './load.mjs';
 import { compareWithBaseline } from './baseline.mjs';
@@ -95,14 +94,7 @@ export async function run(args = []) {
     await up.ready;
     process.stdout.write('bench: pilothouse up ready (3 members + API server)\n');
     if (process.env.BENCH_PROFILE) process.stdout.write(`bench: profiling into ${process.env.BENCH_PROFILE}; ${/apiserver pid \d+/.exec(up.output())?.[0]}\n`);
-    const etcd = new Etcd3({
-      hosts: [0, 1, 2].map((i) => `https://127.0.0.1:${PORT_BASE + 2 * i}`),
-      credentials: {
-        rootCertificate: readFileSync(join(dir, 'pki', 'ca.crt')),
-        certChain: readFileSync(join(dir, 'pki', 'client.crt')),
-        privateKey: readFileSync(join(dir, 'pki', 'client.key')),
-      },
-    });
+    const etcd = etcdClient(dir, PORT_BASE);
     const value = Buffer.alloc(1024, 'x');
     const putPhase = async (c, when) => {
       const r = await closedLoop(c, seconds, maxOps, async (i) => (await etcd.put(`/bench/raw/${c}/${when}/${i}`).value(value), true));

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Etcd3 } from 'etcd3';
 import { parse } from 'yaml';
 import { CLI_JS } from '../etcd/common.mjs';
 
@@ -75,4 +76,16 @@ export function kubeClient(dir, maxSockets) {
       req.end(data);
     });
   return { call, agent, server };
+}
+
+/** The etcd3 client of the plane's three members with DIR/pki's etcdctl identity (raw puts: the ceiling of a create). */
+export function etcdClient(dir, portBase) {
+  return new Etcd3({
+    hosts: [0, 1, 2].map((i) => `https://127.0.0.1:${portBase + 2 * i}`),
+    credentials: {
+      rootCertificate: readFileSync(join(dir, 'pki', 'ca.crt')),
+      certChain: readFileSync(join(dir, 'pki', 'client.crt')),
+      privateKey: readFileSync(join(dir, 'pki', 'client.key')),
+    },
+  });
 }
