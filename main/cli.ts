@@ -14,20 +14,20 @@
 
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { PILOTHOUSE_VERSION } from './common/cli/version';
+import { PILOTHOUSE_VERSION } from './common/version';
 
 type SetExitCode = (code: number) => void;
 type Register = (program: Command, setExitCode: SetExitCode, cliPath: string) => void;
 
 /** The commander subcommands, each loading its module on demand. */
 const SUBCOMMANDS: Record<string, () => Promise<Register>> = {
-  up: async () => (await import('./common/cli/upCommand')).registerUpCommand,
-  snapshot: async () => (await import('./common/cli/snapshotCommand')).registerSnapshotCommand,
-  certs: async () => (await import('./common/cli/certsCommand')).registerCertsCommand,
-  apiserver: async () => (await import('./common/cli/apiserverCommand')).registerApiServerCommand,
-  controllers: async () => (await import('./common/cli/controllersCommand')).registerControllersCommand,
-  'example-webhook': async () => (await import('./common/cli/exampleWebhookCommand')).registerExampleWebhookCommand,
-  web: async () => (await import('./web/webCommand')).registerWebCommand,
+  up: async () => (await import('./cmd/up')).registerUpCommand,
+  snapshot: async () => (await import('./cmd/snapshot')).registerSnapshotCommand,
+  certs: async () => (await import('./cmd/certs')).registerCertsCommand,
+  apiserver: async () => (await import('./cmd/apiserver')).registerApiServerCommand,
+  controllers: async () => (await import('./cmd/controllers')).registerControllersCommand,
+  'example-webhook': async () => (await import('./cmd/exampleWebhook')).registerExampleWebhookCommand,
+  web: async () => (await import('./cmd/web')).registerWebCommand,
 };
 
 async function buildProgram(names: string[], setExitCode: SetExitCode): Promise<Command> {
@@ -51,7 +51,7 @@ async function buildProgram(names: string[], setExitCode: SetExitCode): Promise<
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'etcd') return (await import('./common/cli/etcdCommand')).runEtcdCommand(argv.slice(1));
+  if (argv[0] === 'etcd') return (await import('./cmd/etcd')).runEtcdCommand(argv.slice(1));
   const named = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? [argv[0]] : Object.keys(SUBCOMMANDS);
   let code = 0;
   const program = await buildProgram(named, (c) => (code = c));

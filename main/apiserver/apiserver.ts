@@ -1,19 +1,19 @@
 // The API server, assembled: the etcd client and store (protobuf or JSON
 // codec), one watch cache per resource, the service allocators, the REST
 // scopes, discovery/health/OpenAPI, the handler chain and the secure port.
-// `pilothouse apiserver` (main/common/cli/apiserverCommand.ts) parses the
+// `pilothouse apiserver` (main/cmd/apiserver.ts) parses the
 // flags into ApiServerConfig and calls startApiServer.
 //
 // Startup order, as kube-apiserver: storage first (every watch cache has
 // listed), then the bootstrap objects, then serve. /readyz turns ready once
 // the bootstrap objects exist; /livez and /healthz check etcd.
 
-import type { KObject } from './api/object';
+import type { KObject } from '../kube/object';
 import type { ResourceDef } from './registry/resourceDef';
 import { createServiceAllocators } from './registry/allocator/serviceAllocators';
-import { codecFor } from './storage/codec';
-import type { ChannelTransport } from './storage/etcdChannel';
-import { EtcdClient, type TlsFiles } from './storage/etcdClient';
+import { codecFor } from '../kube/codec';
+import type { ChannelTransport } from '../client/etcd/etcdChannel';
+import { EtcdClient, type TlsFiles } from '../client/etcd/etcdClient';
 import { EtcdStore } from './storage/etcdStore';
 import { StorageError, type Storage } from './storage/interface';
 import { WatchCache } from './storage/watchCache';

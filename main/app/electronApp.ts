@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserWindow as BrowserWindowType } from 'electron';
 import type { BridgeHandlers, EventSink } from '../../preload/contract';
-import { hostPlaneSignals, type RestartablePlane } from '../console/planePidFile';
+import { hostPlaneSignals, type RestartablePlane } from '../controlplane/pidFile';
 import { registerBridgeIpc, webContentsEventSink } from './ipcBridge';
 import { guardNavigation, permissionAllowed, withCsp } from './navigationPolicy';
 import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, serveRenderer } from './rendererProtocol';

@@ -6,7 +6,7 @@
 // requests (camera, notifications, ...) are all refused: the console needs
 // none. The CSP header is added to every response the session loads.
 
-import { consoleCsp } from './csp';
+import { consoleCsp } from '../common/rendererHost/csp';
 import { isAppPage } from './rendererProtocol';
 
 /** The URL if it is safe to hand to the OS browser (http or https), else undefined. */

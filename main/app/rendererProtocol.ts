@@ -12,8 +12,8 @@
 // bypassCSP, no service workers.
 
 import type { CustomScheme } from 'electron';
-import { staticFile } from '../web/staticFiles';
-import { consoleCsp } from './csp';
+import { staticFile } from '../common/rendererHost/staticFiles';
+import { consoleCsp } from '../common/rendererHost/csp';
 
 export const APP_SCHEME = 'pilothouse';
 export const APP_HOST = 'app';

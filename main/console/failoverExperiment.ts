@@ -6,10 +6,10 @@
 // no new leader appeared in time), and both moments go into the timeline.
 
 import type { FailoverResult } from '../../preload/contract';
-import type { MemberLayout } from './localCluster';
+import type { MemberLayout } from '../controlplane/localCluster';
 import type { LeaderTimeline } from './leaderTimeline';
-import type { MemberClient, WireStatus } from './memberClient';
-import type { SupervisedProcess } from './supervisedProcess';
+import type { MemberClient, WireStatus } from '../client/etcd/memberClient';
+import type { SupervisedProcess } from '../controlplane/supervisedProcess';
 
 export interface FailoverDeps {
   layout: MemberLayout[];

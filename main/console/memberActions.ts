@@ -10,10 +10,10 @@
 // "Finished defragmenting etcd member[…]").
 
 import type { ActionResult, MemberAction } from '../../preload/contract';
-import type { MemberLayout } from './localCluster';
-import { idHex, type MemberClient, type WireStatus } from './memberClient';
-import type { SupervisedProcess } from './supervisedProcess';
-import type { Program } from './memberProcess';
+import type { MemberLayout } from '../controlplane/localCluster';
+import { idHex, type MemberClient, type WireStatus } from '../client/etcd/memberClient';
+import type { SupervisedProcess } from '../controlplane/supervisedProcess';
+import type { Program } from '../controlplane/memberProcess';
 
 export interface ActionDeps {
   layout: MemberLayout[];

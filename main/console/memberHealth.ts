@@ -13,8 +13,8 @@
 // not answer keeps the id it last reported.
 
 import type { MemberStatus, ProcessState } from '../../preload/contract';
-import type { MemberLayout } from './localCluster';
-import { ALARM_NAMES, idHex, type MemberClient, type WireAlarm, type WireStatus } from './memberClient';
+import type { MemberLayout } from '../controlplane/localCluster';
+import { ALARM_NAMES, idHex, type MemberClient, type WireAlarm, type WireStatus } from '../client/etcd/memberClient';
 
 export interface ProbeTargets {
   layout: MemberLayout[];

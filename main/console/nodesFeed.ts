@@ -5,8 +5,8 @@
 // COALESCE_MS, since a busy cluster changes pods many times a second.
 
 import type { NodeSummary } from '../../preload/contract';
-import { clientsFromFile, RESOURCES, SharedInformerFactory, INDEX_NODE_NAME, type KubeClients, type KubeObject } from '../controllers/client';
-import { parseNodeState, STATE_ANNOTATION } from '../controllers/kubelet/control';
+import { clientsFromFile, RESOURCES, SharedInformerFactory, INDEX_NODE_NAME, type KubeClients, type KubeObject } from '../client/kube';
+import { parseNodeState, STATE_ANNOTATION } from '../kube/simulatedNodeState';
 
 const COALESCE_MS = 250;
 

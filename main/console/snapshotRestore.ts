@@ -13,10 +13,10 @@
 
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import type { EventSink, RestoreProgress } from '../../preload/contract';
-import { restoreSnapshot } from '../etcd/snapshot/restore';
-import { snapshotStatus } from '../etcd/snapshot/status';
-import type { MemberLayout } from './localCluster';
-import { idHex, type MemberClient } from './memberClient';
+import { restoreSnapshot } from '../etcd/snapshot';
+import { snapshotStatus } from '../etcd/snapshot';
+import type { MemberLayout } from '../controlplane/localCluster';
+import { idHex, type MemberClient } from '../client/etcd/memberClient';
 
 export interface RestoreDeps {
   layout: MemberLayout[];

@@ -13,9 +13,9 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventSink, SnapshotInfo, SnapshotProgress } from '../../preload/contract';
-import { hasHashTrailer } from '../etcd/snapshot/format';
-import { snapshotStatus } from '../etcd/snapshot/status';
-import type { MemberClient, WireSnapshotChunk } from './memberClient';
+import { hasHashTrailer } from '../etcd/snapshot';
+import { snapshotStatus } from '../etcd/snapshot';
+import type { MemberClient, WireSnapshotChunk } from '../client/etcd/memberClient';
 import { SnapshotProgressCounter } from './snapshotProgress';
 
 export const PROGRESS_MS = 100;

@@ -4,7 +4,7 @@
 // is shown, the payload is not), other text as is, binary as a hex dump.
 
 import { stringify } from 'yaml';
-import { decodeStored } from '../apiserver/storage/codec';
+import { decodeStored } from '../kube/codec';
 
 export interface DecodedValue {
   encoding: 'protobuf' | 'json' | 'encrypted' | 'text' | 'binary' | 'empty';

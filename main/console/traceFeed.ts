@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { EventSink, TraceRecord } from '../../preload/contract';
-import type { RequestTrace } from '../apiserver/server/trace';
+import type { RequestTrace } from '../kube/requestTrace';
 
 export interface ApiServerTlsFiles {
   caFile: string;

@@ -12,8 +12,8 @@
 // keepalive pings): it resumes on another member after its member dies or
 // is paused, from the revision after the last one it delivered.
 
-import { EtcdClient, prefixEnd } from '../apiserver/storage/etcdClient';
-import { EtcdWatch, type RawEvent } from '../apiserver/storage/etcdWatch';
+import { EtcdClient, prefixEnd } from '../client/etcd/etcdClient';
+import { EtcdWatch, type RawEvent } from '../client/etcd/etcdWatch';
 import type { EventSink, WatchEventDetail, WatchEventRecord } from '../../preload/contract';
 import { decodeStoredValue } from './storedValue';
 

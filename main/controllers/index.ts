@@ -2,9 +2,9 @@
 // node lifecycle controller, as in kube-controller-manager) and the
 // simulated kubelets in one process, each as its own identity. The groups
 // and what each starts are listed here, in one table; the run loop is
-// program.ts, the flags main/common/cli/controllersCommand.ts.
+// program.ts, the flags main/cmd/controllers.ts.
 
-import { controllerContext } from './client/serviceAccountCredentials';
+import { controllerContext } from '../client/kube/serviceAccountCredentials';
 import { startKubelets } from './kubelet/index';
 import { startControllerManager } from './manager/index';
 import { startNodeLifecycleController } from './nodelifecycle/index';

@@ -7,12 +7,12 @@
 // fresh context. Leading emits kube's `LeaderElection` event on the Lease
 // (`<identity> became leader`).
 
-import { realClock, sleep, type Clock } from './client/clock';
-import type { ControllerContext, ControllerOptions, StartComponent } from './client/context';
-import { newEventRecorder } from './client/eventRecorder';
-import { SharedInformerFactory } from './client/informerFactory';
-import { LeaderElector, leaderIdentity } from './client/leaderElection';
-import type { KubeClients } from './client/rest';
+import { realClock, sleep, type Clock } from '../client/kube/clock';
+import type { ControllerContext, ControllerOptions, StartComponent } from '../client/kube/context';
+import { newEventRecorder } from '../client/kube/eventRecorder';
+import { SharedInformerFactory } from '../client/kube/informerFactory';
+import { LeaderElector, leaderIdentity } from '../client/kube/leaderElection';
+import type { KubeClients } from '../client/kube/rest';
 
 export interface ComponentGroup {
   /** The component's name: its Lease name in kube-system and its user-agent (kube-scheduler, kube-controller-manager, kubelet). */

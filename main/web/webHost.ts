@@ -7,11 +7,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { consoleCsp } from '../app/csp';
+import { consoleCsp } from '../common/rendererHost/csp';
 import type { BridgeSockets } from './bridgeSockets';
 import { BRIDGE_SUBPROTOCOL } from '../../preload/contract';
 import { guardBridgeUpgrade, guardRequest } from './requestGuard';
-import { staticFile } from './staticFiles';
+import { staticFile } from '../common/rendererHost/staticFiles';
 
 export const BRIDGE_PATH = '/bridge';
 /** Loopback only: the console must never be reachable from another machine. */

@@ -15,12 +15,12 @@
 // (default ← max, defaultRequest ← default, then ← min) so an item stored
 // without those still behaves as kube's would.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
 import type { ServerEnv } from '../server/serverEnv';
 import { admissionForbidden } from './errors/forbidden';
-import { podLimits, podRequests, type ContainerSpec, type PodSpecResources } from './quotaPodResources';
-import { formatQuantity, milliValue, parseList, value, type Quantity } from './quotaQuantity';
+import { podLimits, podRequests, type ContainerSpec, type PodSpecResources } from '../../kube/quota/podResources';
+import { formatQuantity, milliValue, parseList, value, type Quantity } from '../../kube/quota/quantity';
 
 export const LIMIT_RANGER_ANNOTATION = 'kubernetes.io/limit-ranger';
 /** Past this many milli units a MilliValue would overflow int64, and kube compares whole units. */

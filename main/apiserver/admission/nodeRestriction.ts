@@ -16,7 +16,7 @@
 // Everything else from a node is left to the authorizer. Denials are kube's
 // 403 `<resource> "<name>" is forbidden: <why>` with kube's wording.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { notFound } from '../api/status';
 import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../authz/nodeAuthorizer';
 import { podReferences } from '../authz/nodeGraph';

@@ -13,14 +13,14 @@
 // controller's job (main/controllers/manager/resourceQuota.ts), as in kube.
 // A dry run is checked but charges nothing.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
 import type { ServerEnv } from '../server/serverEnv';
 import { StorageError } from '../storage/interface';
 import { admissionForbidden } from './errors/forbidden';
 import type { AdmissionPluginContext } from './plugins';
-import { evaluatorFor, quotaMatches, type QuotaEvaluator, type ResourceQuotaObject } from './quotaEvaluators';
-import { addLists, formatList, listsEqual, maskList, parseList, prettyPrint, compare, type Quantity } from './quotaQuantity';
+import { evaluatorFor, quotaMatches, type QuotaEvaluator, type ResourceQuotaObject } from '../../kube/quota/evaluators';
+import { addLists, formatList, listsEqual, maskList, parseList, prettyPrint, compare, type Quantity } from '../../kube/quota/quantity';
 
 /** ResourceQuotaConfiguration (apiserver.config.k8s.io/v1): resources that may only be consumed under a covering quota. */
 export interface LimitedResource {

@@ -16,7 +16,7 @@
 //   - the SA's imagePullSecrets when the pod names none.
 // Pods with the mirror-pod annotation are left as they are.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { notFound } from '../api/status';
 import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
 import type { ServerEnv } from '../server/serverEnv';

@@ -15,13 +15,13 @@
 
 import { parse as parseYaml } from 'yaml';
 import type { Status } from '../api/status';
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { ResourceDef, UserInfo } from '../registry/resourceDef';
-import { messageForGvk, normalize } from '../schema/index';
+import { messageForGvk, normalize } from '../../kube/schema/index';
 import type { RequestContext } from '../server/context';
 import type { AuditRecorder, AuditSink, CapturedResponse } from '../server/filters/withAuditHook';
 import type { RequestInfo } from '../server/requestInfo';
-import { PROTOBUF_MEDIA_TYPE, decodeStored } from '../storage/codec';
+import { PROTOBUF_MEDIA_TYPE, decodeStored } from '../../kube/codec';
 import { auditUser, compactRef, eventJson, eventLegacy, microTime, newEvent, nowMicros, statusOf, type AuditEvent } from './event';
 import type { AuditLogWriter } from './logBackend';
 import { levelAtLeast, type AuditConfig, type PolicyAttributes, type PolicyChecker, type Stage } from './policy';

@@ -6,7 +6,7 @@
 // the server sees it after authentication and impersonation, which is what
 // `kubectl auth whoami` prints.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { badRequest, internalError } from '../api/status';
 import type { ComputedRequest, ResourceDef, Strategy, TableConvertor, UserInfo } from '../registry/resourceDef';
 import { col, nameColumn } from '../registry/tables/columns';

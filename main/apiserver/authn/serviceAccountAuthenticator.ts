@@ -11,7 +11,7 @@
 // their Secret must still hold exactly this token.
 
 import { compactVerify, decodeProtectedHeader } from 'jose';
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { notFound } from '../api/status';
 import { StorageError } from '../storage/interface';
 import type { ServerEnv } from '../server/serverEnv';

@@ -10,7 +10,7 @@
 // token transition, --service-account-extend-token-expiration).
 
 import { randomUUID } from 'node:crypto';
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { badRequest, conflict, invalid, type FieldError } from '../api/status';
 import { invalid as invalidField } from '../api/validation/field';
 import type { ComputedRequest, ResourceDef } from '../registry/resourceDef';

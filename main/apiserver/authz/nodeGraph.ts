@@ -4,7 +4,7 @@
 // service account it references. Kept from a watch on the pods cache, with
 // each pod's edges remembered so an update or delete removes exactly them.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 
 export type RefType = 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'serviceaccounts';
 

@@ -3,7 +3,7 @@
 // NodeGraph, rebuilt lazily when pods changed since the last graph read —
 // only secret/configmap/claim/token requests from kubelets read it.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { ServerEnv } from '../server/serverEnv';
 import { nodeRules } from '../rbac/bootstrap/clusterRoles';
 import { prefixOf } from '../rbac/policyCache';

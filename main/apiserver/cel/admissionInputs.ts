@@ -4,7 +4,7 @@
 // left out (so `request.subResource` on a request without one is `no such
 // key`, as in kube), no uid/object/oldObject (those are root variables).
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { AdmissionAttributes } from '../endpoints/admission';
 
 export interface MatchedResource {

@@ -9,7 +9,7 @@
 // the checker knows it as kubernetes.Quantity.
 
 import { CelScalar, celFunc, celMethod, isCelMap, mapType, type CelFunc, type CelMap, type CelValue } from '@bufbuild/cel';
-import { parseQuantity } from '../admission/quotaQuantity';
+import { parseQuantity } from '../../kube/quota/quantity';
 import type { Overload } from './check';
 import { BOOL, DOUBLE, INT, STRING, objectOf } from './types';
 

@@ -3,7 +3,7 @@
 // pre-release tag naming Pilothouse's own version (valid semver; kubectl 1.32
 // sees no minor skew).
 
-import { PILOTHOUSE_VERSION } from '../../common/cli/version';
+import { PILOTHOUSE_VERSION } from '../../common/version';
 
 export const KUBE_MAJOR = '1';
 export const KUBE_MINOR = '32';

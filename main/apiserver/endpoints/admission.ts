@@ -12,16 +12,17 @@
 // admit) compare the object with a copy to spot their changes, so plugins
 // that do not apply cost nothing but the stage record.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { StatusError } from '../api/status';
 import { jsonPatchDiff, type PatchOperation } from '../admission/trace/jsonPatchDiff';
 import { applyJsonPatchOpsInPlace, type JsonPatchOp } from '../patch/jsonPatch';
 import { jsonCopy, sameJson, type JsonValue } from '../patch/jsonValue';
 import type { UserInfo } from '../registry/resourceDef';
-import type { StageVerdict } from '../server/trace';
+import type { StageVerdict } from '../../kube/requestTrace';
 import type { TraceRecorder } from '../server/traceRecorder';
 
-export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+export type { AdmissionOperation } from '../../kube/admissionOperation';
+import type { AdmissionOperation } from '../../kube/admissionOperation';
 
 export interface AdmissionAttributes {
   operation: AdmissionOperation;

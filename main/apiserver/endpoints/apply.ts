@@ -5,7 +5,7 @@
 // lifecycle when the object does not exist yet. A resourceVersion in the
 // config is a precondition.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { messageForKind } from '../patch/patchMeta';
 import { apply, parseApplyBody } from '../patch/serverSideApply';
 import type { RequestContext } from '../server/context';

@@ -4,7 +4,7 @@
 // create (strict field validation included); the answer is 201 with the
 // computed object, as kube's rest.Creater implementations of these types do.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { failure } from '../api/status';
 import type { ComputedRequest } from '../registry/resourceDef';
 import type { RequestContext } from '../server/context';

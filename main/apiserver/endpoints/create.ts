@@ -7,7 +7,7 @@
 // dryRun=All runs everything but the write. generateName retries a taken
 // name as kube's RetryGenerateName does.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { alreadyExists, failure, invalid } from '../api/status';
 import type { RequestContext } from '../server/context';
 import { runMutating, runValidating, type AdmissionAttributes } from './admission';

@@ -5,10 +5,10 @@
 // error: unknown field "spec.foo"`, Warn turns each into a Warning header,
 // Ignore drops them) → the object.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { checkFields } from './fieldValidation';
 import type { RequestContext } from '../server/context';
-import { PROTOBUF_MEDIA_TYPE } from '../storage/codec';
+import { PROTOBUF_MEDIA_TYPE } from '../../kube/codec';
 import { bodyFormat, BodyParseError, parseBody, readBody, undecodable } from './requestBody';
 import { checkBodyType } from './objectMeta';
 import type { ResourceScope } from './scope';

@@ -10,7 +10,7 @@
 // Namespaces first become Terminating and stay while spec.finalizers is set
 // (namespaceLifecycle.ts).
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { badRequest, conflict, invalid, successStatus } from '../api/status';
 import type { RequestContext } from '../server/context';
 import { StorageError } from '../storage/interface';

@@ -1,7 +1,7 @@
 // Which objects a DELETE of a collection covers: the list selected by the
 // request's label and field selectors, read straight from etcd.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { RequestContext } from '../server/context';
 import { parseListOptions } from './listOptions';
 import { storageListOptions } from './read';

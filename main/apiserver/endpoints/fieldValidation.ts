@@ -5,9 +5,9 @@
 // cannot be handled as a <Kind>: strict decoding error: unknown field
 // "spec.foo"`), Warning headers under Warn, nothing under Ignore.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { badRequest } from '../api/status';
-import { decodeErrorMessage, strictDecode } from '../schema/strictDecoding';
+import { decodeErrorMessage, strictDecode } from '../../kube/schema/strictDecoding';
 import type { RequestContext } from '../server/context';
 import type { FieldValidation } from './writeOptions';
 

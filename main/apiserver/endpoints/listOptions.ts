@@ -4,7 +4,7 @@
 
 import { compileFieldSelector } from '../api/fieldSelector';
 import { parseLabelSelector, SelectorParseError } from '../api/labelSelector';
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { badRequest, invalid } from '../api/status';
 import type { ResourceDef } from '../registry/resourceDef';
 import { supportedFieldLabels } from '../registry/index';

@@ -12,7 +12,7 @@
 // the metadata no manager ever owns (STRIPPED_PATHS: name, uid,
 // creationTimestamp, ...); a repeat only stamps the time anew.
 
-import type { KObject, ManagedFieldsEntry } from '../api/object';
+import type { KObject, ManagedFieldsEntry } from '../../kube/object';
 import { rfc3339, updateManagedFields } from '../patch/managedFields';
 import { messageForKind } from '../patch/patchMeta';
 import { jsonCopy } from '../patch/jsonValue';

@@ -9,7 +9,7 @@
 //     namespace controller empties it through namespaces/<n>/finalize, and
 //     the update that leaves both finalizer lists empty deletes it.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { failure, forbidden, notFound } from '../api/status';
 import type { RequestContext } from '../server/context';
 import { StorageError } from '../storage/interface';

@@ -4,7 +4,7 @@
 // creationTimestamp), and the errors kube gives when these disagree.
 
 import { randomInt, randomUUID } from 'node:crypto';
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { badRequest, failure, GoLiteral, invalid, type StatusError } from '../api/status';
 import type { ResourceScope } from './scope';
 

@@ -7,7 +7,7 @@
 // that sets metadata.resourceVersion is a precondition (409 on mismatch).
 // A missing object is 404, except for apply, which creates it.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { failure, unsupportedMediaType } from '../api/status';
 import { jsonPatch } from '../patch/jsonPatch';
 import { mergePatch } from '../patch/mergePatch';

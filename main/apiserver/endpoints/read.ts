@@ -3,7 +3,7 @@
 // decides where each read is served from), scheme defaulting on the way out,
 // then the form the client asked for: the object/list, a Table, or metadata only.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { RequestContext } from '../server/context';
 import { encodeBody, writeParts, writeRaw } from '../server/responseWriter';
 import { keyFor, listPrefix, type ResourceScope } from './scope';

@@ -12,7 +12,7 @@ import type { RequestContext } from '../server/context';
 import { parse as parseYaml } from 'yaml';
 import { badRequest, failure, unsupportedMediaType } from '../api/status';
 import { parseMediaType } from '../server/mediaType';
-import { decodeStored, PROTOBUF_MEDIA_TYPE } from '../storage/codec';
+import { decodeStored, PROTOBUF_MEDIA_TYPE } from '../../kube/codec';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];

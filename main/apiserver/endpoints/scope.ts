@@ -3,7 +3,7 @@
 // etcd store), where its objects live in etcd, and the shared services
 // (other resources' storage, allocators, admission plugins, the clock).
 
-import { apiVersionOf } from '../api/object';
+import { apiVersionOf } from '../../kube/object';
 import type { QualifiedResource } from '../api/status';
 import type { ResourceDef, ServiceAllocators, StrategyContext, UserInfo } from '../registry/resourceDef';
 import type { Storage } from '../storage/interface';

@@ -7,7 +7,7 @@
 // columns it has.
 
 import { badRequest } from '../api/status';
-import type { KObject, ListMeta } from '../api/object';
+import type { KObject, ListMeta } from '../../kube/object';
 import type { ResourceDef } from '../registry/resourceDef';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';

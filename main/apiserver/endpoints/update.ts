@@ -1,7 +1,7 @@
 // PUT of an object, of its /status, or of its /scale (handlers/update.go):
 // the body replaces the object, through the one update lifecycle.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { badRequest } from '../api/status';
 import type { RequestContext } from '../server/context';
 import { decodeObject } from './decodeObject';

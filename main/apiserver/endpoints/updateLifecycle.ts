@@ -10,7 +10,7 @@
 // update (or for apply). An update that empties the finalizers of an object
 // being deleted deletes it (ShouldDeleteDuringUpdate).
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { conflict, invalid, notFound } from '../api/status';
 import type { FinishFunc, Strategy } from '../registry/resourceDef';
 import { StorageError } from '../storage/interface';

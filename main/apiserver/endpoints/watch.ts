@@ -15,7 +15,7 @@
 // line kube's cacheWatcher logs is written, and the client re-watches from
 // its last resourceVersion (from the cache's window, or 410 and a relist).
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { RequestContext } from '../server/context';
 import type { WatchEvent, Watcher } from '../storage/interface';
 import type { ParsedListOptions } from './listOptions';

@@ -32,7 +32,7 @@
 //  - past 10 Update entries the oldest fold into "ancient-changes".
 // Not done: version conversion between entries of different apiVersions.
 
-import type { KObject, ManagedFieldsEntry } from '../api/object';
+import type { KObject, ManagedFieldsEntry } from '../../kube/object';
 import { fieldElement, FieldSet, type FieldPath } from './fieldSet';
 import { isObject, type JsonObject, type JsonValue } from './jsonValue';
 import { compareValues, normalizeTyped, rootType } from './typedValue';

@@ -8,7 +8,7 @@
 //         patchMergeKey: 'name', listType: 'map', listMapKeys: ['name'] }
 //
 // Only non-scalar fields are listed; schemaTypes.ts types every other field
-// from H1's Go schema (main/apiserver/schema). A field missing from the table is
+// from the Go type schema (main/kube/schema). A field missing from the table is
 // treated as kube treats a field without tags: objects merge field by field,
 // lists are replaced whole (atomic). H1's OpenAPI reads the same table for
 // x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key / list-type.
@@ -19,7 +19,7 @@
 // against that zero object, so these decide where kube writes `.` in
 // managedFields (`f:labels: {.: {}, ...}` but `f:spec: {...}`).
 
-import { messageForGvk } from '../schema/index';
+import { messageForGvk } from '../../kube/schema/index';
 
 export type ListType = 'atomic' | 'set' | 'map';
 

@@ -1,11 +1,11 @@
-// The Go shape of each field, from H1's type schema (main/apiserver/schema,
+// The Go shape of each field, from the Go type schema (main/kube/schema,
 // built from k8s.io/api's protos and Go struct shapes): what a field holds
 // (struct, map, list, scalar), whether Go keeps it by value, and whether its
 // JSON tag has omitempty. patchMeta.ts adds the merge strategy on top; this
 // fills in every field patchMeta does not list, so ownership and the typed
 // round trip cover whole objects, not only the fields with patch tags.
 
-import { jsonFields, kubeSchema, type FieldSchema } from '../schema/index';
+import { jsonFields, kubeSchema, type FieldSchema } from '../../kube/schema/index';
 
 export type SchemaField = Pick<FieldSchema, 'type' | 'goValue' | 'omitEmpty'>;
 

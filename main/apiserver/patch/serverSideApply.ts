@@ -35,7 +35,7 @@
 // apply upgrade, lastAppliedManager).
 
 import { parse as parseYaml } from 'yaml';
-import type { KObject, ManagedFieldsEntry } from '../api/object';
+import type { KObject, ManagedFieldsEntry } from '../../kube/object';
 import { failure, type StatusCause, type StatusError } from '../api/status';
 import { FieldSet, pathString, type FieldPath } from './fieldSet';
 import { clone, deepEqual, goJsonKind, isObject, type JsonObject, type JsonValue } from './jsonValue';

@@ -6,7 +6,7 @@
 // plus AlwaysAllow/AlwaysDeny/Node, which say "incomplete" for nodes).
 // `kubectl auth can-i` (SSAR) and `kubectl auth can-i --list` (SSRR) use them.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { badRequest, GoLiteral, invalid, type FieldError } from '../api/status';
 import type { ComputedRequest, ResourceDef, UserInfo } from '../registry/resourceDef';
 import type { AuthorizationAttributes, Decision } from '../server/authorizer';

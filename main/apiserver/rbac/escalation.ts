@@ -7,7 +7,7 @@
 // run after mutating admission and before validation — where kube's
 // policybased storage runs it.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { failure, forbidden, type StatusError } from '../api/status';
 import { deepEqual } from '../api/validation/field';
 import type { FinishFunc, ResourceDef, Strategy, StrategyContext, UserInfo } from '../registry/resourceDef';

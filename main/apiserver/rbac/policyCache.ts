@@ -3,7 +3,7 @@
 // as compact entries, with RoleBindings grouped by namespace. Implements the
 // resolver's PolicyLister.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { ServerEnv } from '../server/serverEnv';
 import { normalizeRule } from './policyRule';
 import { RBAC_GROUP, type BindingEntry, type PolicyLister, type RoleEntry, type Subject } from './ruleResolver';

@@ -10,7 +10,7 @@
 // copy. If the watch ends (cache relist, overflow) it is reopened after a
 // short delay and the copy replaced wholesale at the next initial-events-end.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { Storage, Watcher } from '../storage/interface';
 
 export interface MirrorOptions<T> {

@@ -3,7 +3,7 @@
 // Service holding the first address of the service range. The server creates
 // each one that is missing, through the normal create path.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { DEFAULT_SERVICE_CIDR, firstServiceIP } from './allocator/serviceAllocators';
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

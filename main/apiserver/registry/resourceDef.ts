@@ -6,7 +6,7 @@
 // registry/rest create.go / update.go pattern).
 
 import type { FieldError } from '../api/status';
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { Storage } from '../storage/interface';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';

@@ -5,7 +5,7 @@
 // accounts for token checks, LimitRanges for LimitRanger) from the same watch
 // caches the REST handlers serve, never from etcd directly.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { ResourceDef } from '../registry/resourceDef';
 import type { Storage } from '../storage/interface';
 import type { AdmissionPlugin } from '../endpoints/admission';

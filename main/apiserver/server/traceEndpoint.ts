@@ -17,7 +17,7 @@ import type { RequestContext } from './context';
 import { LineStream } from './lineStream';
 import { truthy } from './requestInfo';
 import { writeObject } from './responseWriter';
-import type { RequestTrace } from './trace';
+import type { RequestTrace } from '../../kube/requestTrace';
 import type { RequestTraceLog } from './traceLog';
 
 export const TRACES_PATH = '/debug/pilothouse/traces';

@@ -2,7 +2,7 @@
 // dropped, never written anywhere), and listeners for live streaming at
 // /debug/pilothouse/traces?watch=true.
 
-import type { RequestTrace } from './trace';
+import type { RequestTrace } from '../../kube/requestTrace';
 
 export const DEFAULT_TRACE_BUFFER_SIZE = 1000;
 

@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Status } from '../api/status';
-import type { RequestTrace, StageVerdict, TraceStage } from './trace';
+import type { RequestTrace, StageVerdict, TraceStage } from '../../kube/requestTrace';
 
 export class TraceRecorder {
   readonly trace: RequestTrace;

@@ -4,7 +4,7 @@
 // only without a predicate, where it is exact).
 
 import type BTree from 'sorted-btree';
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { encodeContinue } from './continueToken';
 import type { ListOptions, ListResult } from './interface';
 import { jsonCopy } from '../patch/jsonValue';

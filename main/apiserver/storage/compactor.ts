@@ -7,7 +7,7 @@
 // and only the server whose txn wins compacts; the others learn the new
 // version t from the Else branch and try again next interval.
 
-import type { EtcdClient } from './etcdClient';
+import type { EtcdClient } from '../../client/etcd/etcdClient';
 
 export const COMPACT_REV_KEY = 'compact_rev_key';
 export const DEFAULT_COMPACTION_INTERVAL_MS = 5 * 60 * 1000;

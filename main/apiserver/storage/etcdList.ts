@@ -5,9 +5,9 @@
 // has compacted past it). With a selector, pages are read wider until the
 // requested number of matches is found, up to kube's maxLimit per read.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { badRequest } from '../api/status';
-import { EtcdError, prefixEnd, type EtcdClient, type KeyValue } from './etcdClient';
+import { EtcdError, prefixEnd, type EtcdClient, type KeyValue } from '../../client/etcd/etcdClient';
 import { decodeContinue, encodeContinue } from './continueToken';
 import { CONTINUE_EXPIRED_MESSAGE, LIST_EXPIRED_MESSAGE, parseResourceVersion, tooLargeResourceVersion } from './errors';
 import { StorageError, type ListOptions, type ListResult } from './interface';

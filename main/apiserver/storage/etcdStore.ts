@@ -22,9 +22,9 @@
 // a change event carrying such a value is reported to the raw watch's
 // onUnreadable, or, for a direct etcd watch, skipped with a log line.
 
-import type { KObject } from '../api/object';
-import { prefixEnd, type EtcdClient, type KeyValue } from './etcdClient';
-import { EtcdWatch } from './etcdWatch';
+import type { KObject } from '../../kube/object';
+import { prefixEnd, type EtcdClient, type KeyValue } from '../../client/etcd/etcdClient';
+import { EtcdWatch } from '../../client/etcd/etcdWatch';
 import {
   checkPreconditions,
   keyExists,

@@ -9,17 +9,9 @@
 // decimal string. Errors are StorageError; the REST layer maps them to kube's
 // Status bodies with the resource's name (it knows the resource, we do not).
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 
-/** Turns objects into the bytes stored in etcd and back. */
-export interface Codec {
-  /** 'application/vnd.kubernetes.protobuf' or 'application/json'. */
-  readonly mediaType: string;
-  /** obj must carry apiVersion and kind; resourceVersion and selfLink are dropped. */
-  encode(obj: KObject): Uint8Array;
-  /** Any value this codec or the other supported encoding wrote (protobuf envelope or JSON). */
-  decode(data: Uint8Array): KObject;
-}
+export type { Codec } from '../../kube/codec';
 
 export type StorageErrorCode =
   | 'KeyNotFound'

@@ -3,7 +3,7 @@
 // reused for writes with the same TTL during a short window, and granted a
 // little longer than asked so that every key on it lives at least its TTL.
 
-import type { EtcdClient } from './etcdClient';
+import type { EtcdClient } from '../../client/etcd/etcdClient';
 
 /** kube: reuse for 5% of the TTL, at most 60 s. */
 const REUSE_FRACTION = 0.05;

@@ -13,7 +13,7 @@ import { expired, internalError } from '../api/status';
 import { WATCHER_BUFFER_SIZE } from './backlogLimit';
 import { CacheWatcher } from './cacheWatcher';
 import type { EtcdStore } from './etcdStore';
-import type { EtcdWatch } from './etcdWatch';
+import type { EtcdWatch } from '../../client/etcd/etcdWatch';
 import { WATCH_EXPIRED_MESSAGE, parseResourceVersion } from './errors';
 import type { WatchEvent, WatchOptions, WatchSink, Watcher } from './interface';
 

@@ -22,13 +22,13 @@
 // object out; a change to such a value makes the cache relist the same way.
 
 import BTreeImport from 'sorted-btree';
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { expired, internalError, tooLargeResourceVersion as tooLargeStatus } from '../api/status';
 import { WATCHER_BUFFER_SIZE } from './backlogLimit';
 import { CacheWatcher } from './cacheWatcher';
 import { initializing, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from './errors';
 import { UnreadableValueError, type EtcdStore } from './etcdStore';
-import type { EtcdWatch } from './etcdWatch';
+import type { EtcdWatch } from '../../client/etcd/etcdWatch';
 import { listFromMemory } from './cacheList';
 import { EventWindow } from './eventWindow';
 import { RevisionBatcher } from './revisionBatcher';

@@ -5,7 +5,7 @@
 // an update invisible before and after is dropped. That is why every watch
 // asks etcd for prev_kv.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import type { Predicate, WatchEvent } from './interface';
 import { jsonCopy } from '../patch/jsonValue';
 

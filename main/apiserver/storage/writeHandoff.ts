@@ -5,7 +5,7 @@
 // decodes and leaves a copy for the other. The event often comes first: a
 // member notifies watchers while applying a write, before it answers the Txn.
 
-import type { KObject } from '../api/object';
+import type { KObject } from '../../kube/object';
 import { jsonCopy } from '../patch/jsonValue';
 
 /** Copies wait milliseconds for their taker; the bound covers those never taken (a key nobody watches, a lost race). */

@@ -3,7 +3,7 @@
 // (ctx.nodeClients: kubelet-<node>.conf when the program has one). Kubelets
 // do not elect a leader: every node runs for as long as ctx.signal allows.
 
-import type { ControllerContext } from '../client/context';
+import type { ControllerContext } from '../../client/kube/context';
 import { DEFAULT_CAPACITY, type NodeCapacity } from './nodeObject';
 import { SimKubelet } from './simKubelet';
 

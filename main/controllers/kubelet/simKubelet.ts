@@ -9,13 +9,13 @@
 // node is paused or stopped (see control.ts).
 
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { ApiError, isAlreadyExists, isConflict, isNotFound, type KubeClients } from '../client/rest';
-import { newEventRecorder, type EventRecorder } from '../client/eventRecorder';
-import { objectKey, splitKey, type KubeObject, type SharedIndexInformer } from '../client/informer';
-import { SharedInformerFactory } from '../client/informerFactory';
-import { RateLimitingQueue, runWorkers } from '../client/workqueue';
-import { collectionPath, objectPath, RESOURCES } from '../client/resources';
-import { sleep, type Clock } from '../client/clock';
+import { ApiError, isAlreadyExists, isConflict, isNotFound, type KubeClients } from '../../client/kube/rest';
+import { newEventRecorder, type EventRecorder } from '../../client/kube/eventRecorder';
+import { objectKey, splitKey, type KubeObject, type SharedIndexInformer } from '../../client/kube/informer';
+import { SharedInformerFactory } from '../../client/kube/informerFactory';
+import { RateLimitingQueue, runWorkers } from '../../client/kube/workqueue';
+import { collectionPath, objectPath, RESOURCES } from '../../client/kube/resources';
+import { sleep, type Clock } from '../../client/kube/clock';
 import { parseNodeState, registerNode, STATE_ANNOTATION, type NodeState } from './control';
 import { jittered } from './delays';
 import { effectivePullPolicy, imageSize } from './images';

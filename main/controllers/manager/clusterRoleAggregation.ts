@@ -7,39 +7,14 @@
 // gives the bootstrap admin/edit/view roles their rules, and lets a role
 // labelled rbac.authorization.k8s.io/aggregate-to-edit=true extend `edit`.
 
-import { isNotFound, type ControllerContext, type ResourceRef } from '../client';
-import { objectPath } from '../client';
-import { runQueue, selectorMatches } from './common';
-import type { KObject, LabelSelector } from './types';
+import { isNotFound, type ControllerContext, type ResourceRef } from '../../client/kube';
+import { objectPath } from '../../client/kube';
+import { runQueue } from './common';
+import { aggregatedRules, sameJson, type ClusterRole } from '../../kube/clusterRoleAggregation';
+
+export { aggregatedRules, type ClusterRole };
 
 export const CLUSTERROLES: ResourceRef = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false };
-
-export interface ClusterRole extends KObject {
-  rules?: unknown[] | null;
-  aggregationRule?: { clusterRoleSelectors?: LabelSelector[] } | null;
-}
-
-/** Structural equality of two JSON values (rules are plain JSON). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
-/** The rules an aggregated role should have, given every ClusterRole (pure: the controller's core). */
-export function aggregatedRules(role: ClusterRole, all: readonly ClusterRole[]): unknown[] {
-  const selectors = role.aggregationRule?.clusterRoleSelectors ?? [];
-  const out: unknown[] = [];
-  for (const sel of selectors) {
-    const matching = all.filter((r) => r.metadata.name !== role.metadata.name && selectorMatches(sel, r.metadata.labels)).sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
-    for (const r of matching) for (const rule of r.rules ?? []) if (!out.some((x) => sameJson(x, rule))) out.push(rule);
-  }
-  return out;
-}
 
 export function startClusterRoleAggregationController(ctx: ControllerContext): void {
   const rest = ctx.clients.rest;

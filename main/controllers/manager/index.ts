@@ -6,8 +6,8 @@
 // is live — the program holds the kube-system/kube-controller-manager Lease.
 
 import { setMaxListeners } from 'node:events';
-import type { ControllerContext } from '../client';
-import { controllerContext } from '../client/serviceAccountCredentials';
+import type { ControllerContext } from '../../client/kube';
+import { controllerContext } from '../../client/kube/serviceAccountCredentials';
 import { startClusterRoleAggregationController } from './clusterRoleAggregation';
 import { startDeploymentController } from './deployment/controller';
 import { startEndpointsController } from './endpoints/controller';

@@ -13,9 +13,9 @@
 // written with PUT .../status at the resourceVersion read, so a charge made
 // by admission meanwhile makes it retry (409) rather than be lost.
 
-import { RESOURCES, collectionPath, isNotFound, objectPath, type ControllerContext, type ResourceRef } from '../client';
+import { RESOURCES, collectionPath, isNotFound, objectPath, type ControllerContext, type ResourceRef } from '../../client/kube';
 import type { KObject } from './types';
-import { podCountsForCompute, type ResourceQuotaObject } from '../../apiserver/admission/quotaEvaluators';
+import { podCountsForCompute, type ResourceQuotaObject } from '../../kube/quota/evaluators';
 import { clone, runQueue } from './common';
 import { quotaStatus, type QuotaTarget } from './resourceQuotaUsage';
 

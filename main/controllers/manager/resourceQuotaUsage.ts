@@ -6,9 +6,9 @@
 //     keeping earlier observations for names nothing here measures.
 // Pure: the controller hands it the objects of each resource it asks for.
 
-import type { KObject } from '../../apiserver/api/object';
-import { evaluatorFor, objectCountName, podEvaluator, quotaScopes, serviceEvaluator, type QuotaEvaluator, type ResourceQuotaObject } from '../../apiserver/admission/quotaEvaluators';
-import { addLists, formatList, listsEqual, maskList, parseList, parseQuantity, type Quantity } from '../../apiserver/admission/quotaQuantity';
+import type { KObject } from '../../kube/object';
+import { evaluatorFor, objectCountName, podEvaluator, quotaScopes, serviceEvaluator, type QuotaEvaluator, type ResourceQuotaObject } from '../../kube/quota/evaluators';
+import { addLists, formatList, listsEqual, maskList, parseList, parseQuantity, type Quantity } from '../../kube/quota/quantity';
 
 /** A group/resource whose objects count against a quota. */
 export interface QuotaTarget {

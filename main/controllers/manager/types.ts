@@ -2,22 +2,13 @@
 // controllers look at, as the API server sends them (timestamps are RFC 3339
 // strings, int-or-string stays as sent).
 
-import type { KObject, ObjectMeta, OwnerReference } from '../../apiserver/api/object';
+import type { KObject, ObjectMeta, OwnerReference } from '../../kube/object';
 
 export type { KObject, ObjectMeta, OwnerReference };
+export type { LabelSelector, LabelSelectorRequirement } from '../../kube/labelSelectors';
+import type { LabelSelector } from '../../kube/labelSelectors';
 
 export type IntOrString = number | string;
-
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  values?: string[];
-}
-
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
-}
 
 export interface PodTemplateSpec {
   metadata?: ObjectMeta;

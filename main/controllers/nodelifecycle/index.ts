@@ -6,12 +6,12 @@
 // controller does. It runs inside the controller manager's leadership.
 
 import type { V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
-import type { ControllerContext } from '../client/context';
-import { INDEX_NODE_NAME, type KubeObject } from '../client/informer';
-import { isConflict, isNotFound } from '../client/rest';
-import { objectPath, RESOURCES } from '../client/resources';
-import { sleep } from '../client/clock';
-import { kubeTime } from '../client/eventRecorder';
+import type { ControllerContext } from '../../client/kube/context';
+import { INDEX_NODE_NAME, type KubeObject } from '../../client/kube/informer';
+import { isConflict, isNotFound } from '../../client/kube/rest';
+import { objectPath, RESOURCES } from '../../client/kube/resources';
+import { sleep } from '../../client/kube/clock';
+import { kubeTime } from '../../client/kube/eventRecorder';
 import { NODE_LEASE_NAMESPACE } from '../kubelet/nodeObject';
 import { conditionsAfterTimeout, desiredTaints, evictionDue, observeHeartbeat, type HeartbeatSeen } from './decisions';
 

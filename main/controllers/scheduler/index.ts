@@ -9,11 +9,11 @@
 // goes away, and at the latest after a minute.
 
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import type { ControllerContext } from '../client/context';
-import { objectKey, type KubeObject } from '../client/informer';
-import { isConflict, isNotFound, ApiError } from '../client/rest';
-import { objectPath, RESOURCES } from '../client/resources';
-import { RateLimitingQueue, runWorkers } from '../client/workqueue';
+import type { ControllerContext } from '../../client/kube/context';
+import { objectKey, type KubeObject } from '../../client/kube/informer';
+import { isConflict, isNotFound, ApiError } from '../../client/kube/rest';
+import { objectPath, RESOURCES } from '../../client/kube/resources';
+import { RateLimitingQueue, runWorkers } from '../../client/kube/workqueue';
 import { rfc3339 } from '../kubelet/podStatus';
 import { schedulePod } from './schedule';
 

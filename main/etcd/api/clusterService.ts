@@ -12,7 +12,7 @@ import { clientUrlChannel } from '../../common/tlsChannel';
 import { EtcdError, Errors, GrpcCode, type GrpcCodeValue } from '../errors';
 import type { EtcdServer, MemberInfo } from '../server/types';
 import { headerToWire, memberToWire } from './convert';
-import { etcdService } from './protos';
+import { etcdService } from '../../common/etcdProtos';
 import { unaryFor, type ServiceContext } from './unaryCall';
 import type { WireLong, WireMember, WireMemberListResponse, WireResponseHeader } from './wire';
 

@@ -22,7 +22,7 @@ import { kvService } from './kvService';
 import { bindListener, parseListenUrl } from './listenUrl';
 import { leaseService } from './leaseService';
 import { maintenanceService } from './maintenanceService';
-import { etcdService, grpcHealthService, type EtcdServiceName } from './protos';
+import { etcdService, grpcHealthService, type EtcdServiceName } from '../../common/etcdProtos';
 import { healthService } from './healthService';
 import { filterClientAuthority } from './http2/authorityFilter';
 import type { ServiceImplementations } from './jsonGateway';

@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Metadata, type handleUnaryCall, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { GrpcCode } from '../errors';
-import { etcdRoot } from './protos';
+import { etcdRoot } from '../../common/etcdProtos';
 import { maxGrpcMessageBytes, messageTooLargeText } from './requestLimits';
 
 /** path after /v3/ → [service, method, request type] */

@@ -12,7 +12,7 @@
 import { makeClientConstructor, Metadata, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import { clientUrlChannel, type ClientPem } from '../../common/tlsChannel';
 import { EtcdError, GrpcCode, type GrpcCodeValue } from '../errors';
-import { etcdService } from './protos';
+import { etcdService } from '../../common/etcdProtos';
 
 const IDLE_CLOSE_MS = 60_000;
 

@@ -12,7 +12,7 @@ import protobuf from 'protobufjs';
 import type { MvccEvent } from '../mvcc/types';
 import { WatchStream, type WatchCreate, type WatchReply } from '../watch/watchStream';
 import { headerToWire, keyValueToWire } from './convert';
-import { etcdRoot } from './protos';
+import { etcdRoot } from '../../common/etcdProtos';
 import { bidiFor, type StreamHandler } from './streamCall';
 import type { ServiceContext } from './unaryCall';
 import type { WireKeyValue, WireLong, WireResponseHeader } from './wire';

@@ -13,6 +13,7 @@
 // revision (revision.go): every 5 minutes it compacts to current - retention,
 // unless that is <= 0 or the revision it compacted to last time.
 
+import { formatGoDuration } from '../../common/goDuration';
 import type { Revision } from '../mvcc/types';
 
 export type AutoCompactionMode = 'periodic' | 'revision';
@@ -66,21 +67,6 @@ function isCompactedError(err: unknown): boolean {
   return err instanceof Error && (err.message === COMPACTED || err.message === 'mvcc: required revision has been compacted');
 }
 
-/** Go's time.Duration String() for whole milliseconds ("1h0m0s", "30m0s", "2s", "1.5s", "500ms"). */
-export function formatGoDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  const sign = ms < 0 ? '-' : '';
-  let rest = Math.abs(ms);
-  if (rest < 1000) return `${sign}${rest}ms`;
-  const h = Math.floor(rest / HOUR_MS);
-  rest -= h * HOUR_MS;
-  const m = Math.floor(rest / 60_000);
-  rest -= m * 60_000;
-  const s = `${Number((rest / 1000).toFixed(3))}s`;
-  if (h > 0) return `${sign}${h}h${m}m${s}`;
-  if (m > 0) return `${sign}${m}m${s}`;
-  return `${sign}${s}`;
-}
 
 export class AutoCompactor {
   private readonly clock: CompactorClock;

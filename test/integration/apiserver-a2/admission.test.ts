@@ -10,12 +10,12 @@
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiServerFlags, waitApiServerReady, type ApiServerLayout } from '../../../main/common/cli/apiserverLayout';
-import { MemberProcess } from '../../../main/console/memberProcess';
-import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type KubeClients } from '../../../main/controllers/client';
+import { apiServerFlags, waitApiServerReady, type ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
+import { MemberProcess } from '../../../main/controlplane/memberProcess';
+import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type KubeClients } from '../../../main/client/kube';
 import { startResourceQuotaController } from '../../../main/controllers/manager/resourceQuota';
 import { mkdirSync } from 'node:fs';
-import { apiServerLayout, writeKubeconfig } from '../../../main/common/cli/apiserverLayout';
+import { apiServerLayout, writeKubeconfig } from '../../../main/controlplane/apiserverLayout';
 import { apiRequest, apiServerTestProgram, KUBECTL, reapApiServers, run } from '../harness/apiserver';
 import { reapClusters, startTestCluster, type TestCluster } from '../harness/cluster';
 import type { CtlResult } from '../harness/etcdctl';

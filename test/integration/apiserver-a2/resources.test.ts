@@ -8,8 +8,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/common/cli/apiserverLayout';
-import { MemberProcess } from '../../../main/console/memberProcess';
+import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
+import { MemberProcess } from '../../../main/controlplane/memberProcess';
 import { apiRequest, apiServerTestProgram, KUBECTL, reapApiServers, run } from '../harness/apiserver';
 import { reapClusters, startTestCluster } from '../harness/cluster';
 import { ETCDCTL, type CtlResult } from '../harness/etcdctl';

@@ -5,11 +5,11 @@
 // "a stale copy still ends on the live object" are both checked.
 
 import { expect } from 'vitest';
-import type { KObject } from '../../../main/apiserver/api/object';
-import { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
-import type { ChannelTransport } from '../../../main/apiserver/storage/etcdChannel';
+import type { KObject } from '../../../main/kube/object';
+import { EtcdClient } from '../../../main/client/etcd/etcdClient';
+import type { ChannelTransport } from '../../../main/client/etcd/etcdChannel';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
-import { protobufCodec } from '../../../main/apiserver/storage/codec';
+import { protobufCodec } from '../../../main/kube/codec';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
 import { cm, storageErr } from './storageConformance';
 import { record } from './watchRecorder';

@@ -5,9 +5,9 @@
 // writes move to the surviving members. Ports 28010-28015.
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { KObject } from '../../../main/apiserver/api/object';
-import { protobufCodec } from '../../../main/apiserver/storage/codec';
-import { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
+import type { KObject } from '../../../main/kube/object';
+import { protobufCodec } from '../../../main/kube/codec';
+import { EtcdClient } from '../../../main/client/etcd/etcdClient';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
 import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';

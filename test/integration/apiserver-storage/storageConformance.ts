@@ -6,8 +6,8 @@
 // Objects go through the real storage codec (protobuf "k8s\0" envelope).
 
 import { expect } from 'vitest';
-import type { KObject } from '../../../main/apiserver/api/object';
-import type { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
+import type { KObject } from '../../../main/kube/object';
+import type { EtcdClient } from '../../../main/client/etcd/etcdClient';
 import type { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import type { WatchCache, WatchCacheOptions } from '../../../main/apiserver/storage/watchCache';
 import { StorageError, type Storage, type StorageErrorCode } from '../../../main/apiserver/storage/interface';

@@ -4,14 +4,14 @@
 // client transport (--etcd-client-transport: builtin, grpc-js). Ports 28000-28005.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KObject } from '../../../main/apiserver/api/object';
+import type { KObject } from '../../../main/kube/object';
 import type { ObjectEvent } from '../../../main/apiserver/storage/watchEvents';
-import { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
-import { CHANNEL_TRANSPORTS } from '../../../main/apiserver/storage/etcdChannel';
+import { EtcdClient } from '../../../main/client/etcd/etcdClient';
+import { CHANNEL_TRANSPORTS } from '../../../main/client/etcd/etcdChannel';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { WatchCache, type WatchCacheOptions } from '../../../main/apiserver/storage/watchCache';
 import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';
-import { protobufCodec } from '../../../main/apiserver/storage/codec';
+import { protobufCodec } from '../../../main/kube/codec';
 
 const codec = protobufCodec();
 import { cacheCases } from './watchCacheCases';

@@ -4,8 +4,8 @@
 // a watch from "0" replays all of them. Ports 28030-28035.
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { protobufCodec } from '../../../main/apiserver/storage/codec';
-import { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
+import { protobufCodec } from '../../../main/kube/codec';
+import { EtcdClient } from '../../../main/client/etcd/etcdClient';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
 import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';

@@ -2,8 +2,8 @@
 // --etcd-certfile and --etcd-keyfile against https members (ports 28020-28025).
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { protobufCodec } from '../../../main/apiserver/storage/codec';
-import { EtcdClient } from '../../../main/apiserver/storage/etcdClient';
+import { protobufCodec } from '../../../main/kube/codec';
+import { EtcdClient } from '../../../main/client/etcd/etcdClient';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
 import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';

@@ -4,11 +4,11 @@
 // holding others back, Initializing until the first list.
 
 import { expect } from 'vitest';
-import type { KObject } from '../../../main/apiserver/api/object';
+import type { KObject } from '../../../main/kube/object';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { cm, storageErr, type Case } from './storageConformance';
-import { protobufCodec } from '../../../main/apiserver/storage/codec';
+import { protobufCodec } from '../../../main/kube/codec';
 
 const codec = protobufCodec();
 import { record, sleep } from './watchRecorder';

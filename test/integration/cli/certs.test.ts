@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatExpiry } from '../../../main/common/cli/certsCommand';
+import { formatExpiry } from '../../../main/cmd/certs';
 import { issueLeaf, leafRequestOf } from '../../../main/common/pki/certificates';
 import { writePair } from '../../../main/common/pki/clusterPki';
 import { expirationOf, pkiInventory } from '../../../main/common/pki/renewal';

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ApiServerLayout } from '../../../main/common/cli/apiserverLayout';
+import type { ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
 import { apiRequest } from '../harness/apiserver';
 import { readyNodeCount, reapUps, startUp, until, type UpRun } from '../harness/upProcess';
 

@@ -4,7 +4,7 @@
 // on their own informer factories, as `pilothouse controllers` runs them
 // (without leader election). stop() aborts them all.
 
-import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/controllers/client';
+import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/client/kube';
 import { startControllerManager } from '../../../main/controllers/manager';
 import { startScheduler } from '../../../main/controllers/scheduler';
 import { startKubelets } from '../../../main/controllers/kubelet';

@@ -10,7 +10,7 @@
 
 import { setMaxListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/controllers/client';
+import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/client/kube';
 import { startScheduler } from '../../../main/controllers/scheduler';
 import { startKubelets } from '../../../main/controllers/kubelet';
 import { startNodeLifecycleController } from '../../../main/controllers/nodelifecycle';

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalCluster } from '../../../main/console/localCluster';
+import { LocalCluster } from '../../../main/controlplane/localCluster';
 import { CLI_JS, memberLogTails, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
 import { ETCDCTL, etcdctl, parseJsonWithBigIds, type CtlResult } from '../harness/etcdctl';
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { etcdPackageDefinition } from '../../../main/etcd/api/protos';
-import { LocalCluster } from '../../../main/console/localCluster';
+import { etcdPackageDefinition } from '../../../main/common/etcdProtos';
+import { LocalCluster } from '../../../main/controlplane/localCluster';
 import { memberNameForEndpoint, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
 import { ETCDCTL, etcdctl } from '../harness/etcdctl';
 

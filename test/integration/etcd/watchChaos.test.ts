@@ -10,7 +10,7 @@
 import { credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { etcdPackageDefinition } from '../../../main/etcd/api/protos';
+import { etcdPackageDefinition } from '../../../main/common/etcdProtos';
 import { memberLogTails, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
 
 /** This file's port range: 26100–26199. */

@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/common/cli/apiserverLayout';
-import { MemberProcess, type Program } from '../../../main/console/memberProcess';
+import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
+import { MemberProcess, type Program } from '../../../main/controlplane/memberProcess';
 import { CLI_JS, reapClusters, startTestCluster, type TestCluster } from './cluster';
 import { ETCDCTL, type CtlResult } from './etcdctl';
 

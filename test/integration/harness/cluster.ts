@@ -7,8 +7,8 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { LocalCluster, type LocalClusterOptions } from '../../../main/console/localCluster';
-import type { Program } from '../../../main/console/memberProcess';
+import { LocalCluster, type LocalClusterOptions } from '../../../main/controlplane/localCluster';
+import type { Program } from '../../../main/controlplane/memberProcess';
 import { endpointStatus, type EndpointStatus } from './etcdctl';
 
 export type Impl = 'etcd' | 'pilothouse';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { BridgeHandlers, EventSink } from '../../../preload/contract';
-import { consoleUrlFile, runWebCommand } from '../../../main/web/webCommand';
+import { consoleUrlFile, runWebCommand } from '../../../main/cmd/web';
 import { bridgeProtocols } from '../../../renderer/src/bridge';
 
 const dir = mkdtempSync(join(tmpdir(), 'pilothouse-webcmd-'));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { consoleCsp, consoleMetaCsp } from '../../../main/app/csp';
+import { consoleCsp, consoleMetaCsp } from '../../../main/common/rendererHost/csp';
 
 function directives(policy: string): Map<string, string> {
   return new Map(policy.split('; ').map((d) => [d.slice(0, d.indexOf(' ')), d.slice(d.indexOf(' ') + 1)]));

@@ -12,7 +12,7 @@ import { channelFor, eventChannelFor, type BridgeHandlers, type EventSink } from
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { consoleCsp } from '../../../main/app/csp';
+import { consoleCsp } from '../../../main/common/rendererHost/csp';
 import { REFUSED_SENDER } from '../../../main/app/ipcBridge';
 import { runElectronApp } from '../../../main/app/electronApp';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consoleCsp } from '../../../main/app/csp';
+import { consoleCsp } from '../../../main/common/rendererHost/csp';
 import { externalHttpUrl, guardNavigation, permissionAllowed, withCsp, type GuardedContents } from '../../../main/app/navigationPolicy';
 
 describe('externalHttpUrl', () => {

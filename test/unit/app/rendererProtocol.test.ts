@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { consoleCsp } from '../../../main/app/csp';
+import { consoleCsp } from '../../../main/common/rendererHost/csp';
 import { APP_INDEX_URL, APP_SCHEME_PRIVILEGES, isAppPage, serveRenderer } from '../../../main/app/rendererProtocol';
 
 const parent = mkdtempSync(join(tmpdir(), 'pilothouse-protocol-'));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { clusterLayout } from '../../../main/console/localCluster';
-import type { MemberClient, WireStatus } from '../../../main/console/memberClient';
+import { clusterLayout } from '../../../main/controlplane/localCluster';
+import type { MemberClient, WireStatus } from '../../../main/client/etcd/memberClient';
 import { memberAction, shellQuote, type ActionDeps } from '../../../main/console/memberActions';
-import type { SupervisedProcess } from '../../../main/console/supervisedProcess';
+import type { SupervisedProcess } from '../../../main/controlplane/supervisedProcess';
 
 const layout = clusterLayout({ dataDir: '/d', portBase: 28600, program: { command: 'x', args: [] }, tls: true });
 const ids: Record<string, string> = { m1: '11', m2: '22', m3: '4096' };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ComponentStatus, MemberStatus, NodeSummary } from '../../../preload/contract';
 import { buildOverview, overviewFingerprint } from '../../../main/console/overview';
 import { parseEnvFile } from '../../../main/console/consoleServices';
-import { LogStore } from '../../../main/console/logStore';
+import { LogStore } from '../../../main/controlplane/logStore';
 import { summarizeNode } from '../../../main/console/nodesFeed';
 
 const member = (name: string, healthy: boolean, isLeader = false, term = '4'): MemberStatus => ({

@@ -6,8 +6,8 @@ import type { RestoreProgress } from '../../../preload/contract';
 import { encodeSnapshotFile } from '../../../main/etcd/snapshot/format';
 import { Membership } from '../../../main/etcd/server/membership';
 import { encodeSnapshotData } from '../../../main/etcd/server/snapshotData';
-import { clusterLayout } from '../../../main/console/localCluster';
-import type { MemberClient } from '../../../main/console/memberClient';
+import { clusterLayout } from '../../../main/controlplane/localCluster';
+import type { MemberClient } from '../../../main/client/etcd/memberClient';
 import { restoreCluster, type RestoreDeps } from '../../../main/console/snapshotRestore';
 
 let dir: string;

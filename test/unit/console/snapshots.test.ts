@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SnapshotProgress } from '../../../preload/contract';
 import { encodeSnapshotBody, sha256 } from '../../../main/etcd/snapshot/format';
-import type { MemberClient } from '../../../main/console/memberClient';
+import type { MemberClient } from '../../../main/client/etcd/memberClient';
 import { SnapshotStore } from '../../../main/console/snapshots';
 
 const body = encodeSnapshotBody({

@@ -44,7 +44,7 @@ describe('decodeStoredValue', () => {
 
 describe('decodeStoredValue with protobuf', () => {
   it('decodes what the API server stores (k8s\\0 + runtime.Unknown) to YAML', async () => {
-    const { protobufCodec } = await import('../../../main/apiserver/storage/codec');
+    const { protobufCodec } = await import('../../../main/kube/codec');
     const bytes = protobufCodec().encode({
       apiVersion: 'apps/v1',
       kind: 'Deployment',

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BridgeEventName, BridgeEvents, EventSink, TraceRecord } from '../../../preload/contract';
 import { issueCa, issueLeaf } from '../../../main/common/pki/certificates';
 import { TraceFeed } from '../../../main/console/traceFeed';
-import type { RequestTrace } from '../../../main/apiserver/server/trace';
+import type { RequestTrace } from '../../../main/kube/requestTrace';
 
 const trace = (id: string, code: number): RequestTrace => ({
   id,

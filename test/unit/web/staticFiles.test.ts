@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rendererDir, staticFile } from '../../../main/web/staticFiles';
+import { rendererDir, staticFile } from '../../../main/common/rendererHost/staticFiles';
 
 const parent = mkdtempSync(join(tmpdir(), 'pilothouse-static-'));
 const root = join(parent, 'renderer');

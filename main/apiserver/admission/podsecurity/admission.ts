@@ -10,7 +10,7 @@
 //     are created.
 // Kept free of the server: the namespace and pod reads come in as functions.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { fieldErrorBody, forbidden, internalError, invalid, type FieldError, type StatusError } from '../../api/status';
 import type { AdmissionAttributes } from '../../endpoints/admission';
 import {

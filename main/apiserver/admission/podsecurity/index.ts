@@ -9,7 +9,7 @@
 // kube's informer-backed lister, a namespace not in the cache yet is read
 // from etcd before it is reported missing.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import type { AdmissionPlugin } from '../../endpoints/admission';
 import type { ServerEnv } from '../../server/serverEnv';
 import { StorageError } from '../../storage/interface';

@@ -20,7 +20,7 @@
 // per policy uid and generation.
 
 import { failure, StatusError, type StatusReason } from '../../api/status';
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { AUTHZ_ROUNDS, admissionRequest, authorizerValue, namespaceObject, newAuthzContext, resolvePendingChecks } from '../../cel';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../endpoints/admission';
 import type { ResourceDef } from '../../registry/resourceDef';

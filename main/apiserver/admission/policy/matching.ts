@@ -7,7 +7,7 @@
 // server serves one version per resource, so it decides as Exact does.
 
 import { labelSelectorAsSelector, type MetaLabelSelector } from '../../api/labelSelector';
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { type Rec, arr, recOpt, str } from '../../registry/common/obj';
 import type { AdmissionAttributes } from '../../endpoints/admission';
 

@@ -7,7 +7,7 @@
 // without paramRef, validates once with params = null.
 
 import { labelSelectorAsSelector, type MetaLabelSelector } from '../../api/labelSelector';
-import { apiVersionOf, type KObject } from '../../api/object';
+import { apiVersionOf, type KObject } from '../../../kube/object';
 import type { ResourceDef } from '../../registry/resourceDef';
 import { type Rec, recOpt, str } from '../../registry/common/obj';
 import type { ServerEnv } from '../../server/serverEnv';

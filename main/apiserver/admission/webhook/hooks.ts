@@ -5,7 +5,7 @@
 // The list is rebuilt only when the configurations' list resourceVersion
 // moves, so a request with no configuration change pays one cached LIST.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { labelSelectorAsSelector, nothing, type LabelSelector, type MetaLabelSelector } from '../../api/labelSelector';
 import type { Storage } from '../../storage/interface';
 import { type Rec, arr, isRec, num, recOpt, str } from '../../registry/common/obj';

@@ -13,7 +13,7 @@
 // of its group; every resource here is served in exactly one version and no
 // conversion exists, so Equivalent matches what Exact matches.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import type { AdmissionAttributes } from '../../endpoints/admission';
 import type { Webhook, WebhookRule } from './hooks';
 

@@ -3,7 +3,7 @@
 // scope, labels and annotations syntax, finalizers, and the fields an update
 // may not change.
 
-import type { ObjectMeta } from '../object';
+import type { ObjectMeta } from '../../../kube/object';
 import { type ErrorList, forbidden, immutable, invalid, nonNegative, required, tooLong } from './field';
 import { type NameFn, isDNS1123Label, isQualifiedName, isValidLabelValue } from './names';
 

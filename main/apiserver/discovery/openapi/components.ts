@@ -7,9 +7,9 @@
 // (x-kubernetes-patch-merge-key, -patch-strategy, -list-type, -list-map-keys)
 // from the same table strategic merge patch uses (patch/patchMeta.ts).
 
-import type { GroupVersionKind } from '../../api/object';
+import type { GroupVersionKind } from '../../../kube/object';
 import { openApiExtensions } from '../../patch/patchMeta';
-import { jsonFields, kubeSchema, type FieldType } from '../../schema/index';
+import { jsonFields, kubeSchema, type FieldType } from '../../../kube/schema/index';
 import { commonFieldDescriptions, fieldDescriptions, messageDescriptions, typeMetaDescriptions } from './descriptions';
 
 export type JsonObject = Record<string, unknown>;

@@ -6,9 +6,9 @@
 // types. kubectl reads these to find a resource's kind (`kubectl explain`)
 // and to see that the server validates fields (`kubectl apply`).
 
-import type { GroupVersionKind } from '../../api/object';
+import type { GroupVersionKind } from '../../../kube/object';
 import type { ResourceDef, Verb } from '../../registry/resourceDef';
-import { messageForGvk } from '../../schema/index';
+import { messageForGvk } from '../../../kube/schema/index';
 import { schemaRef, type Components, type JsonObject } from './components';
 import { PATCH_MEDIA_TYPES, deleteCollectionParams, deleteParams, listParams, params, patchParams, writeParams } from './parameters';
 

@@ -7,7 +7,7 @@
 // Failures are retried (the namespaces the Roles live in may still be
 // coming up), bounded, then the hook fails and /readyz says so.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import type { PostStartHook, ServerEnv } from '../../server/serverEnv';
 import { prefixOf } from '../policyCache';
 import { RBAC_GROUP } from '../ruleResolver';

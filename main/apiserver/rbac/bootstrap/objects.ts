@@ -4,7 +4,7 @@
 // subjects written as kube writes them (User/Group with the RBAC apiGroup,
 // ServiceAccount with its namespace).
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { RBAC_GROUP } from '../ruleResolver';
 import { clusterRoleBindings, clusterRoles } from './clusterRoles';
 import { controllerRoleBindings, controllerRoles } from './controllerRoles';

@@ -6,7 +6,7 @@
 // annotated autoupdate=false is left alone. A binding whose roleRef differs
 // must be recreated (roleRef is immutable).
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { deepEqual } from '../../api/validation/field';
 import { covers, normalizeRule, type PolicyRule } from '../policyRule';
 import { AUTOUPDATE_ANNOTATION } from './objects';

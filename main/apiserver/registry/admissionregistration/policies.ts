@@ -9,7 +9,7 @@
 // status.typeChecking stays empty (kube's type-checking controller, which
 // fills it from OpenAPI schemas, is not run here).
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { type ErrorList, duplicate, forbidden, invalid, notSupported, required } from '../../api/validation/field';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain, validatePathSegmentName } from '../../api/validation/names';
 import { compilePolicy } from '../../admission/policy/compilePolicy';

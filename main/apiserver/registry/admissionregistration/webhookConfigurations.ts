@@ -6,7 +6,7 @@
 // pkg/apis/admissionregistration/validation with kube's field paths and texts,
 // matchConditions compiled (must be bool) by the webhook plugin's CEL layer.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { type ErrorList, duplicate, invalid, notSupported, required } from '../../api/validation/field';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum, nameIsDNSSubdomain } from '../../api/validation/names';
 import { validateLabelSelector } from '../apps/workload';

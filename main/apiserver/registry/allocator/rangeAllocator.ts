@@ -6,7 +6,7 @@
 // allocated", "range is full", ErrNotInRange).
 
 import { randomInt } from 'node:crypto';
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { StorageError, type Storage } from '../../storage/interface';
 import type { RangeAllocatorApi } from '../resourceDef';
 import { Bitmap } from './bitmap';

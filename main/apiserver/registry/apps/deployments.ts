@@ -3,7 +3,7 @@
 // 600, pod template defaults), generation bumps on spec or annotation change,
 // immutable selector, strategy rules, /status and /scale.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { type ErrorList, forbidden, invalid, nonNegative, notSupported, required } from '../../api/validation/field';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { deepEqual } from '../../api/validation/field';

@@ -2,7 +2,7 @@
 // starts as {replicas: 0}, generation bumps on spec change, immutable
 // selector, /status and /scale; `status.replicas` is a selectable field.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { type Rec, isRec, num, rec } from '../common/obj';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';

@@ -3,7 +3,7 @@
 // field checks, and the autoscaling/v1 Scale view (scaleFromDeployment /
 // scaleFromReplicaSet).
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { invalid as invalidStatus } from '../../api/status';
 import { labelSelectorAsSelector } from '../../api/labelSelector';
 import { type ErrorList, forbidden, immutable, invalid, nonNegative, notSupported, required } from '../../api/validation/field';

@@ -2,7 +2,7 @@
 // field-selector set, and a strategy for the many types whose only rules are
 // defaults plus a validation function (configmaps, secrets, leases, ...).
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import type { FieldError } from '../../api/status';
 import type { ErrorList } from '../../api/validation/field';
 import type { NameFn } from '../../api/validation/names';

@@ -5,7 +5,7 @@
 // of spec and status.
 
 import { randomUUID } from 'node:crypto';
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { deepEqual } from '../../api/validation/field';
 import type { StrategyContext } from '../resourceDef';
 import { clone, rfc3339 } from './obj';

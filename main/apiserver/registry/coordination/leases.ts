@@ -1,7 +1,7 @@
 // coordination.k8s.io/v1 leases (node heartbeats, leader election):
 // positive leaseDurationSeconds, non-negative leaseTransitions.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { type ErrorList, invalid, nonNegative } from '../../api/validation/field';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { type Rec, isRec, num } from '../common/obj';

@@ -2,7 +2,7 @@
 // `immutable` flag, secret types (default Opaque; stringData merged into
 // base64 data as the v1 conversion does), size limits.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { type ErrorList, forbidden, immutable, invalid, required, tooLong } from '../../api/validation/field';
 import { deepEqual } from '../../api/validation/field';
 import { maxLenError, nameIsDNSSubdomain, regexError } from '../../api/validation/names';

@@ -2,7 +2,7 @@
 // endpoints controller with PUT-creates (allowCreateOnUpdate); addresses must
 // be IPs, ports valid; `ep`.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { type ErrorList, invalid, notSupported, required } from '../../api/validation/field';
 import { isDNS1123Label, isValidPortNum, nameIsDNSSubdomain } from '../../api/validation/names';
 import { parseIPv4 } from '../allocator/ranges';

@@ -2,7 +2,7 @@
 // create, the involved object's namespace must be the event's; kube's
 // selectable fields (involvedObject.*, reason, source, type, ...); `ev`.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { type ErrorList, invalid } from '../../api/validation/field';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { type Rec, isRec, str } from '../common/obj';

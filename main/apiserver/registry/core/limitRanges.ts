@@ -4,11 +4,11 @@
 // once, resource names by type, no defaults for Pod items, a storage bound for
 // PVC items, and min <= defaultRequest <= default <= max with ratios >= 1.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { type ErrorList, duplicate, forbidden, invalid, required } from '../../api/validation/field';
 import { isQualifiedName, nameIsDNSSubdomain } from '../../api/validation/names';
 import { GoLiteral } from '../../api/status';
-import { canonicalQuantityOrSame, compareQuantities, goQuantityLiteral } from '../../schema/quantity';
+import { canonicalQuantityOrSame, compareQuantities, goQuantityLiteral } from '../../../kube/schema/quantity';
 import { ALL_VERBS, metaFields, simpleStrategy } from '../common/define';
 import { type Rec, arr, isRec, recOpt } from '../common/obj';
 import type { ResourceDef } from '../resourceDef';

@@ -2,7 +2,7 @@
 // finalizer added on create and kept across updates, the
 // kubernetes.io/metadata.name label, `ns`, and the finalize subresource.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { namespaceNameFn } from '../../api/validation/objectMeta';
 import { type Rec, clone, isRec, rec, str } from '../common/obj';
 import { STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';

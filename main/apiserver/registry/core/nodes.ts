@@ -2,7 +2,7 @@
 // with their status, so create keeps it; allocatable defaults to capacity;
 // `spec.unschedulable` is selectable; `no`.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { type Rec, isRec, recOpt } from '../common/obj';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';

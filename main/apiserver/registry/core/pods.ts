@@ -3,7 +3,7 @@
 // fields, graceful deletion (CheckGracefulDelete), the status subresource
 // that leaves spec alone, and POST pods/NAME/binding (BindingREST).
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { conflict, failure, fieldErrorBody } from '../../api/status';
 import { type ErrorList, notSupported, required } from '../../api/validation/field';
 import { nameIsDNSSubdomain } from '../../api/validation/names';

@@ -4,11 +4,11 @@
 // scope selector, scopes immutable after create, status written only through
 // /status. Also the resource-name rules LimitRange validation shares.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { GoLiteral } from '../../api/status';
 import { type ErrorList, invalid, required } from '../../api/validation/field';
 import { isQualifiedName, nameIsDNSSubdomain } from '../../api/validation/names';
-import { canonicalQuantityOrSame, goQuantityLiteral } from '../../schema/quantity';
+import { canonicalQuantityOrSame, goQuantityLiteral } from '../../../kube/schema/quantity';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';
 import { type Rec, arr, isRec, recOpt, str } from '../common/obj';
 import type { ResourceDef } from '../resourceDef';

@@ -2,7 +2,7 @@
 // the fields we serve: ports, types, session affinity, cluster IPs, selector,
 // external names; with kube's paths and texts.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { GoLiteral } from '../../api/status';
 import { type ErrorList, duplicate, forbidden, invalid, notSupported, required } from '../../api/validation/field';
 import { isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum } from '../../api/validation/names';

@@ -4,7 +4,7 @@
 // single-stack IPv4 family fields, and values kept from the stored object
 // when an update omits them (patchAllocatedValues).
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { GoLiteral, StatusError, internalError, invalid as invalidStatus } from '../../api/status';
 import { invalid } from '../../api/validation/field';
 import { nameIsDNS1035Label } from '../../api/validation/names';

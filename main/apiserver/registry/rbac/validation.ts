@@ -5,7 +5,7 @@
 // Users/Groups (apiGroup rbac.authorization.k8s.io) or ServiceAccounts
 // (apiGroup ""). Escalation checks are not here: they need the authorizer.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { GoLiteral } from '../../api/status';
 import { type ErrorList, invalid, notSupported, required } from '../../api/validation/field';
 import { nameIsDNSSubdomain, type NameFn } from '../../api/validation/names';

@@ -2,7 +2,7 @@
 // printNamespace, printNode, printEndpoints, printConfigMap, printSecret,
 // printServiceAccount, printEvent, printLease) with their cell rendering.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { setString } from '../../api/labelSelector';
 import type { TableConvertor } from '../resourceDef';
 import { type Rec, arr, isRec, num, recOpt, str } from '../common/obj';

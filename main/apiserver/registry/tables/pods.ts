@@ -3,7 +3,7 @@
 // walks init containers, then regular containers (last first), then the
 // Terminating / Unknown override; Restarts carries "(Xm ago)".
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import type { TableConvertor } from '../resourceDef';
 import { type Rec, arr, isRec, num, recOpt, str } from '../common/obj';
 import { ageColumn, col, nameColumn } from './columns';

@@ -3,7 +3,7 @@
 // types without a printer get: roles, clusterroles and limitranges print
 // NAME and CREATED AT, the creation time as an RFC 3339 string.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import type { TableColumn, TableConvertor } from '../resourceDef';
 import { type Rec, arr, isRec, str } from '../common/obj';
 import { ageColumn, col, creationTimestampDescription, nameColumn } from './columns';

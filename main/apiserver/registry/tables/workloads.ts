@@ -2,7 +2,7 @@
 // printReplicaSet: counts are integers, wide adds containers, images and the
 // selector string.
 
-import type { KObject } from '../../api/object';
+import type { KObject } from '../../../kube/object';
 import { formatLabelSelector, labelSelectorAsSelector } from '../../api/labelSelector';
 import type { TableConvertor } from '../resourceDef';
 import { type Rec, arr, isRec, num, recOpt, str } from '../common/obj';

@@ -9,7 +9,7 @@
 // bounded. All deadlines share one check timer (requestDeadlines.ts).
 
 import { badRequest, failure } from '../../api/status';
-import { parseGoDurationStrict } from '../../../common/etcdFlags';
+import { parseGoDurationStrict } from '../../../common/goDuration';
 import type { NamedFilter } from '../context';
 import { isLongRunning } from '../longRunning';
 import type { RequestDeadlines } from '../requestDeadlines';

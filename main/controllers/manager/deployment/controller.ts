@@ -5,7 +5,7 @@
 // writes status. `kubectl rollout undo` copies an old template back into the
 // deployment; the matching old ReplicaSet then becomes the new one.
 
-import { RESOURCES, collectionPath, isAlreadyExists, isNotFound, objectKey, objectPath, type ControllerContext } from '../../client';
+import { RESOURCES, collectionPath, isAlreadyExists, isNotFound, objectKey, objectPath, type ControllerContext } from '../../../client/kube';
 import { clone, isTerminal, runQueue } from '../common';
 import { controllerRef } from '../replicaset/controller';
 import type { Deployment, Pod, ReplicaSet } from '../types';

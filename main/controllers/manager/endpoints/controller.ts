@@ -3,7 +3,7 @@
 // selected pods; removed with the Service. Services without a selector are
 // left to whoever manages their Endpoints by hand.
 
-import { RESOURCES, collectionPath, isAlreadyExists, isNotFound, objectKey, objectPath, splitKey, type ControllerContext } from '../../client';
+import { RESOURCES, collectionPath, isAlreadyExists, isNotFound, objectKey, objectPath, splitKey, type ControllerContext } from '../../../client/kube';
 import { runQueue, setMatches } from '../common';
 import { jsonEqual } from '../deployment/revision';
 import type { KObject, Pod } from '../types';

@@ -5,7 +5,7 @@
 // that finalizer once no dependent blocks it. Orphan: an owner carrying
 // `orphan` has its references removed from every dependent, then the finalizer.
 
-import { RESOURCES, isConflict, isNotFound, objectKey, objectPath, type ControllerContext, type ResourceRef, type SharedIndexInformer } from '../../client';
+import { RESOURCES, isConflict, isNotFound, objectKey, objectPath, type ControllerContext, type ResourceRef, type SharedIndexInformer } from '../../../client/kube';
 import { runQueue } from '../common';
 import type { KObject, OwnerReference } from '../types';
 import { blockingDependents, decideDependent, ownerState, withoutFinalizer, type OwnerState } from './decide';

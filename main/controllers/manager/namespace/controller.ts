@@ -4,7 +4,7 @@
 // `kubernetes` finalizer is removed through `namespaces/<n>/finalize`, after
 // which the API server deletes the namespace.
 
-import { RESOURCES, isNotFound, objectPath, type ControllerContext, type RestClient } from '../../client';
+import { RESOURCES, isNotFound, objectPath, type ControllerContext, type RestClient } from '../../../client/kube';
 import { runQueue } from '../common';
 import type { KObject } from '../types';
 

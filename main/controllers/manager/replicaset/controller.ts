@@ -4,7 +4,7 @@
 // first; adopts matching orphans; writes status. Expectations keep a lagging
 // cache from causing double creates.
 
-import { RESOURCES, collectionPath, objectKey, objectPath, isNotFound, type ControllerContext } from '../../client';
+import { RESOURCES, collectionPath, objectKey, objectPath, isNotFound, type ControllerContext } from '../../../client/kube';
 import { isActive, isPodAvailable, isPodReady, runQueue, selectorMatches } from '../common';
 import { rfc3339 } from '../deployment/status';
 import type { OwnerReference, Pod, ReplicaSet } from '../types';

@@ -4,7 +4,7 @@
 // volume (the ServiceAccount admission plugin mounts it) to trust the API
 // server. A deleted or edited one is put back.
 
-import { RESOURCES, collectionPath, isAlreadyExists, isNotFound, objectPath, type ControllerContext } from '../../client';
+import { RESOURCES, collectionPath, isAlreadyExists, isNotFound, objectPath, type ControllerContext } from '../../../client/kube';
 import { runQueue } from '../common';
 import type { KObject } from '../types';
 

@@ -1,7 +1,7 @@
 // The service account controller (kube's pkg/controller/serviceaccount): every
 // active namespace has a `default` ServiceAccount; one deleted comes back.
 
-import { RESOURCES, collectionPath, isAlreadyExists, isNotFound, type ControllerContext } from '../../client';
+import { RESOURCES, collectionPath, isAlreadyExists, isNotFound, type ControllerContext } from '../../../client/kube';
 import { runQueue } from '../common';
 import type { KObject } from '../types';
 

@@ -7,12 +7,12 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapApiServers, startTestApiServer, type TestApiServer } from '../../harness/apiserver';
-import { SharedIndexInformer, INDEX_NODE_NAME, restListerWatcher, type KubeObject, type ListerWatcher } from '../../../../main/controllers/client/informer';
-import { SharedInformerFactory } from '../../../../main/controllers/client/informerFactory';
-import { newEventRecorder } from '../../../../main/controllers/client/eventRecorder';
-import { LeaderElector } from '../../../../main/controllers/client/leaderElection';
-import { RESOURCES } from '../../../../main/controllers/client/resources';
-import { clientsFromFile, type KubeClients } from '../../../../main/controllers/client/rest';
+import { SharedIndexInformer, INDEX_NODE_NAME, restListerWatcher, type KubeObject, type ListerWatcher } from '../../../../main/client/kube/informer';
+import { SharedInformerFactory } from '../../../../main/client/kube/informerFactory';
+import { newEventRecorder } from '../../../../main/client/kube/eventRecorder';
+import { LeaderElector } from '../../../../main/client/kube/leaderElection';
+import { RESOURCES } from '../../../../main/client/kube/resources';
+import { clientsFromFile, type KubeClients } from '../../../../main/client/kube/rest';
 
 let api: TestApiServer;
 let clients: KubeClients;

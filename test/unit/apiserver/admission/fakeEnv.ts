@@ -3,7 +3,7 @@
 // guaranteedUpdate/delete with resourceVersions, and a TraceRecorder-free
 // attribute builder.
 
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import type { AdmissionAttributes } from '../../../../main/apiserver/endpoints/admission';
 import type { ServerEnv } from '../../../../main/apiserver/server/serverEnv';
 import { StorageError, type Storage } from '../../../../main/apiserver/storage/interface';

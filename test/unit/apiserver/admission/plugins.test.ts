@@ -126,7 +126,7 @@ describe('admission flags', () => {
   it('toleration seconds flags reach DefaultTolerationSeconds', async () => {
     const cfg = await parse(['--default-not-ready-toleration-seconds=60', '--default-unreachable-toleration-seconds=90']);
     const plugin = cfg.plugins!.admission!(fakeEnv()).find((p) => p.name === 'DefaultTolerationSeconds')!;
-    const pod = { metadata: { name: 'p' }, spec: { containers: [] as unknown[] } } as unknown as import('../../../../main/apiserver/api/object').KObject;
+    const pod = { metadata: { name: 'p' }, spec: { containers: [] as unknown[] } } as unknown as import('../../../../main/kube/object').KObject;
     await plugin.admit!({ operation: 'CREATE', group: '', version: 'v1', kind: 'Pod', resource: 'pods', subresource: '', namespace: 'default', name: 'p', user: { username: 'u', groups: [] }, dryRun: false, object: pod, warnings: [], auditAnnotations: {} });
     expect((pod as unknown as { spec: { tolerations: { tolerationSeconds: number }[] } }).spec.tolerations.map((t) => t.tolerationSeconds)).toEqual([60, 90]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addQuantity, compare, formatQuantity, milliValue, parseQuantity, prettyPrint, subQuantity, value } from '../../../../main/apiserver/admission/quotaQuantity';
+import { addQuantity, compare, formatQuantity, milliValue, parseQuantity, prettyPrint, subQuantity, value } from '../../../../main/kube/quota/quantity';
 
 describe('quota quantities', () => {
   const sums: { name: string; a: string; b: string; sum: string; diff: string }[] = [

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkQuotaRequest, resourceQuotaPlugin } from '../../../../main/apiserver/admission/resourceQuota';
-import { evaluatorFor, podEvaluator, serviceEvaluator, type ResourceQuotaObject } from '../../../../main/apiserver/admission/quotaEvaluators';
-import { formatList } from '../../../../main/apiserver/admission/quotaQuantity';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import { evaluatorFor, podEvaluator, serviceEvaluator, type ResourceQuotaObject } from '../../../../main/kube/quota/evaluators';
+import { formatList } from '../../../../main/kube/quota/quantity';
+import type { KObject } from '../../../../main/kube/object';
 import { StatusError } from '../../../../main/apiserver/api/status';
 import { fakeEnv, podCreate } from './fakeEnv';
 

@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { notFound } from '../../../../main/apiserver/api/status';
 import { keyId, parsePublicKeysPem, parseSigningKeyPem, verifyingKeys } from '../../../../main/apiserver/authn/serviceAccountKeys';
 import { makeClaims, type ClaimsInput, type TokenClaims } from '../../../../main/apiserver/authn/serviceAccountClaims';

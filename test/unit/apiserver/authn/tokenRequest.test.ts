@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { notFound, StatusError } from '../../../../main/apiserver/api/status';
 import { createTokenRequest, withTokenSubresource, type TokenRequestOptions } from '../../../../main/apiserver/authn/tokenRequest';
 import { parseSigningKeyPem } from '../../../../main/apiserver/authn/serviceAccountKeys';

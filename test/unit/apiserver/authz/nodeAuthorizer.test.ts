@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import type { AuthorizationAttributes } from '../../../../main/apiserver/server/authorizer';
 import { nodeAuthorizer } from '../../../../main/apiserver/authz/nodeAuthorizer';
 import { NodeGraph } from '../../../../main/apiserver/authz/nodeGraph';

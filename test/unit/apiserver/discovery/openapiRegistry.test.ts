@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { openApiDocument, openApiIndex } from '../../../../main/apiserver/discovery/openapi';
 import { allResources } from '../../../../main/apiserver/registry/index';
-import { kubeSchema, messageForGvk } from '../../../../main/apiserver/schema/index';
-import { protobufCodec } from '../../../../main/apiserver/storage/codec';
+import { kubeSchema, messageForGvk } from '../../../../main/kube/schema/index';
+import { protobufCodec } from '../../../../main/kube/codec';
 
 // The served resources (H3's registry) against the schema, the codec and the
 // OpenAPI documents: every kind has a protobuf message, stores and reads back,

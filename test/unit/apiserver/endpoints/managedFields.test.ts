@@ -3,7 +3,7 @@
 // (with the new time), and anything owned must still tell objects apart.
 
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { recordManagedFields } from '../../../../main/apiserver/endpoints/managedFields';
 import type { ResourceScope } from '../../../../main/apiserver/endpoints/scope';
 import { updateManagedFields } from '../../../../main/apiserver/patch/managedFields';

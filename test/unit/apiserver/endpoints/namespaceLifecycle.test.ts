@@ -4,7 +4,7 @@
 // spec.finalizers changes) and when an update deletes a Terminating namespace.
 
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { StatusError } from '../../../../main/apiserver/api/status';
 import type { AdmissionAttributes } from '../../../../main/apiserver/endpoints/admission';
 import { apiResourceList } from '../../../../main/apiserver/discovery/legacyDiscovery';

@@ -7,7 +7,7 @@ import { shouldDeleteDuringUpdate } from '../../../../main/apiserver/endpoints/u
 import { defaultManager } from '../../../../main/apiserver/endpoints/writeOptions';
 import { parseIncludeObject } from '../../../../main/apiserver/endpoints/table';
 import { StatusError } from '../../../../main/apiserver/api/status';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 
 describe('negotiateOutput', () => {
   const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { StatusError } from '../../../../main/apiserver/api/status';
 import type { AuthorizationAttributes } from '../../../../main/apiserver/server/authorizer';
 import { accessReviewResources } from '../../../../main/apiserver/rbac/accessReviews';

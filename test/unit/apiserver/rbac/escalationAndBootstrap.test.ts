@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { confirmNoEscalation } from '../../../../main/apiserver/rbac/escalation';
 import type { BindingEntry, PolicyLister, RoleEntry } from '../../../../main/apiserver/rbac/ruleResolver';
 import { bootstrapPolicy } from '../../../../main/apiserver/rbac/bootstrap/objects';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { fieldErrorBody } from '../../../../main/apiserver/api/status';
 import { validatingAdmissionPolicies as vap, validatingAdmissionPolicyBindings as vapb } from '../../../../main/apiserver/registry/admissionregistration/policies';
 

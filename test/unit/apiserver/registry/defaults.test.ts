@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { deployments } from '../../../../main/apiserver/registry/apps/deployments';
 import { replicasets } from '../../../../main/apiserver/registry/apps/replicasets';
 import { pods } from '../../../../main/apiserver/registry/core/pods';

@@ -2,7 +2,7 @@
 // / delete contract (KeyExists, KeyNotFound, revisions as resourceVersion),
 // without watches.
 
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { StorageError, type Storage } from '../../../../main/apiserver/storage/interface';
 
 export class MemStorage implements Storage {

@@ -2,12 +2,12 @@
 // messages, the status split, and the printers.
 
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { invalid } from '../../../../main/apiserver/api/status';
 import { limitranges } from '../../../../main/apiserver/registry/core/limitRanges';
 import { resourcequotas } from '../../../../main/apiserver/registry/core/resourceQuotas';
 import type { ResourceDef } from '../../../../main/apiserver/registry/resourceDef';
-import { compareQuantities, goQuantityLiteral } from '../../../../main/apiserver/schema/quantity';
+import { compareQuantities, goQuantityLiteral } from '../../../../main/kube/schema/quantity';
 import { NOW, testContext } from './ctx';
 
 function messageFor(def: ResourceDef, obj: KObject): string {

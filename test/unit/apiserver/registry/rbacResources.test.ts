@@ -2,7 +2,7 @@
 // messages (pkg/apis/rbac/validation), update rules and printer rows.
 
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { invalid } from '../../../../main/apiserver/api/status';
 import { findResource } from '../../../../main/apiserver/registry/index';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from '../../../../main/apiserver/registry/rbac/resources';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { StatusError } from '../../../../main/apiserver/api/status';
 import { services } from '../../../../main/apiserver/registry/core/services';
 import type { StrategyContext } from '../../../../main/apiserver/registry/resourceDef';

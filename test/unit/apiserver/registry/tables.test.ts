@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { findResource } from '../../../../main/apiserver/registry/index';
 import { podRow } from '../../../../main/apiserver/registry/tables/pods';
 

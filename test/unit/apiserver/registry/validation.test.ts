@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { invalid } from '../../../../main/apiserver/api/status';
 import { deployments } from '../../../../main/apiserver/registry/apps/deployments';
 import { pods } from '../../../../main/apiserver/registry/core/pods';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { CacheWatcher, type CacheWatcherOptions } from '../../../../main/apiserver/storage/cacheWatcher';
 import type { WatchEvent } from '../../../../main/apiserver/storage/interface';
 import type { ObjectEvent } from '../../../../main/apiserver/storage/watchEvents';

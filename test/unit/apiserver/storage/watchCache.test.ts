@@ -4,7 +4,7 @@
 // and how consistent reads wait for a progress notification or fall back to etcd.
 
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { UnreadableValueError, type EtcdStore, type RawWatchHandlers } from '../../../../main/apiserver/storage/etcdStore';
 import { StorageError, type WatchEvent } from '../../../../main/apiserver/storage/interface';
 import { WatchCache } from '../../../../main/apiserver/storage/watchCache';

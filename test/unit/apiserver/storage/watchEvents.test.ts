@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../main/kube/object';
 import { bookmarkEvent, toWatchEvent, type ObjectEvent } from '../../../../main/apiserver/storage/watchEvents';
 
 const o = (app: string): KObject => ({ metadata: { name: 'p', labels: { app } } });

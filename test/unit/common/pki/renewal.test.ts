@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeKubeconfig, apiServerLayout } from '../../../../main/common/cli/apiserverLayout';
+import { writeKubeconfig, apiServerLayout } from '../../../../main/controlplane/apiserverLayout';
 import { issueCa, issueLeaf, leafRequestOf } from '../../../../main/common/pki/certificates';
 import { ensureClusterPki, writePair } from '../../../../main/common/pki/clusterPki';
 import { ensureComponentPki } from '../../../../main/common/pki/componentPki';

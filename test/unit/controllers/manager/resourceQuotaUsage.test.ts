@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluatorsFor, quotaStatus, type QuotaTarget } from '../../../../main/controllers/manager/resourceQuotaUsage';
-import type { ResourceQuotaObject } from '../../../../main/apiserver/admission/quotaEvaluators';
-import type { KObject } from '../../../../main/apiserver/api/object';
+import type { ResourceQuotaObject } from '../../../../main/kube/quota/evaluators';
+import type { KObject } from '../../../../main/kube/object';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 const pod = (name: string, cpu?: string, extra: Record<string, unknown> = {}): KObject =>

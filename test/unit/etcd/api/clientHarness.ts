@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { credentials, loadPackageDefinition, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
 import { startClientServer, type ClientServerHandle } from '../../../../main/etcd/api/index';
-import { etcdPackageDefinition } from '../../../../main/etcd/api/protos';
+import { etcdPackageDefinition } from '../../../../main/common/etcdProtos';
 import { FakeEtcdServer } from './fakeEtcdServer';
 
 export const ETCDCTL = '/usr/bin/etcdctl';

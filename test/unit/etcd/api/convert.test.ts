@@ -11,7 +11,7 @@ import {
   statusToWire,
   txnRequestFromWire,
 } from '../../../../main/etcd/api/convert';
-import { etcdPackageDefinition, etcdService } from '../../../../main/etcd/api/protos';
+import { etcdPackageDefinition, etcdService } from '../../../../main/common/etcdProtos';
 
 const def = etcdPackageDefinition();
 const method = (service: string, name: string) => (def[`etcdserverpb.${service}`] as any)[name];

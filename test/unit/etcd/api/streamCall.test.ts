@@ -5,7 +5,7 @@
 import { credentials, loadPackageDefinition, Metadata, Server, ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcMetrics } from '../../../../main/etcd/api/grpcMetrics';
-import { etcdPackageDefinition, etcdService } from '../../../../main/etcd/api/protos';
+import { etcdPackageDefinition, etcdService } from '../../../../main/common/etcdProtos';
 import { bidiFor, LeaderMonitor, MAX_NO_LEADER_TICKS } from '../../../../main/etcd/api/streamCall';
 import { FakeEtcdServer } from './fakeEtcdServer';
 

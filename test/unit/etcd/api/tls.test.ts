@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { credentials, loadPackageDefinition } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClientServer, type ClientServerHandle } from '../../../../main/etcd/api/index';
-import { etcdPackageDefinition } from '../../../../main/etcd/api/protos';
+import { etcdPackageDefinition } from '../../../../main/common/etcdProtos';
 import { selectAlpn } from '../../../../main/etcd/api/tlsTermination';
 import { call, ctlError, etcdctl, type RawClient } from './clientHarness';
 import { FakeEtcdServer } from './fakeEtcdServer';

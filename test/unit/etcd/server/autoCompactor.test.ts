@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   AutoCompactor,
-  formatGoDuration,
   type AutoCompactionConfig,
   type CompactorClock,
 } from '../../../../main/etcd/server/autoCompactor';
 import { Errors } from '../../../../main/etcd/errors';
+import { formatGoDuration } from '../../../../main/common/goDuration';
 
 /** A manual clock: advance() fires due timers in time order and lets their async work settle. */
 class FakeClock implements CompactorClock {

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { fragmentReply, type WireWatchResponse } from '../../../../main/etcd/api/watchService';
-import { etcdRoot } from '../../../../main/etcd/api/protos';
+import { etcdRoot } from '../../../../main/common/etcdProtos';
 
 function reply(sizes: number[]): WireWatchResponse {
   return {

@@ -5,7 +5,7 @@
 // when a namespace's enforce level rises, and which pod updates are judged.
 
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../../main/kube/object';
 import { StatusError } from '../../../../../main/apiserver/api/status';
 import { PodSecurityAdmission, isSignificantPodUpdate } from '../../../../../main/apiserver/admission/podsecurity/admission';
 import { loadConfig } from '../../../../../main/apiserver/admission/podsecurity/config';

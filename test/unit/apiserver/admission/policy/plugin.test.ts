@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validatingAdmissionPolicyPlugin } from '../../../../../main/apiserver/admission/policy';
-import type { KObject } from '../../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../../main/kube/object';
 import { StatusError } from '../../../../../main/apiserver/api/status';
 import type { AdmissionAttributes } from '../../../../../main/apiserver/endpoints/admission';
 import { configmaps } from '../../../../../main/apiserver/registry/core/config';

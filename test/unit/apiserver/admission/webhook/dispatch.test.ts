@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../../main/kube/object';
 import { StatusError, notFound } from '../../../../../main/apiserver/api/status';
 import type { AdmissionAttributes } from '../../../../../main/apiserver/endpoints/admission';
 import { webhooksOf, type Webhook } from '../../../../../main/apiserver/admission/webhook/hooks';
@@ -16,7 +16,7 @@ import type { DispatchDeps } from '../../../../../main/apiserver/admission/webho
 import { dispatchMutating } from '../../../../../main/apiserver/admission/webhook/mutating';
 import { dispatchValidating } from '../../../../../main/apiserver/admission/webhook/validating';
 import { issueCa, issueLeaf } from '../../../../../main/common/pki/certificates';
-import { startExampleWebhook, type RunningExampleWebhook } from '../../../../../main/common/cli/exampleWebhookCommand';
+import { startExampleWebhook, type RunningExampleWebhook } from '../../../../../main/cmd/exampleWebhook';
 
 let dir: string;
 let hook: RunningExampleWebhook;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../../main/kube/object';
 import type { AdmissionAttributes } from '../../../../../main/apiserver/endpoints/admission';
 import { webhooksFrom } from '../../../../../main/apiserver/admission/webhook/hooks';
 import { buildReview, InvalidResponseError, verifyResponse } from '../../../../../main/apiserver/admission/webhook/review';
 import { toStatusErr } from '../../../../../main/apiserver/admission/webhook/errors';
-import { labelPatch } from '../../../../../main/common/cli/exampleWebhookCommand';
+import { labelPatch } from '../../../../../main/cmd/exampleWebhook';
 
 const attrs: AdmissionAttributes = {
   operation: 'UPDATE',

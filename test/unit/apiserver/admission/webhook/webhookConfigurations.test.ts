@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KObject } from '../../../../../main/apiserver/api/object';
+import type { KObject } from '../../../../../main/kube/object';
 import { invalid } from '../../../../../main/apiserver/api/status';
 import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from '../../../../../main/apiserver/registry/admissionregistration/webhookConfigurations';
 import type { ResourceDef } from '../../../../../main/apiserver/registry/resourceDef';

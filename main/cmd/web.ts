@@ -1,0 +1,151 @@
+// `pilothouse web`: the console in a browser. Starts the console services
+// (the embedded control plane under --data-dir), serves the built renderer and
+// the bridge on 127.0.0.1, prints the tokened URL and writes it to
+// DIR/console.url (0600: the token is the only key), opens it in a browser
+// through the launcher page (launcherPage.ts: never the URL on a command
+// line), and shuts down cleanly on Ctrl-C or SIGTERM.
+
+import { mkdirSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { intOption } from './intOption';
+import type { BridgeHandlers, EventSink } from '../../preload/contract';
+import { createConsoleServices } from '../console/consoleServices';
+import { hostPlaneSignals, type RestartablePlane } from '../controlplane/pidFile';
+import { BridgeSockets } from '../web/bridgeSockets';
+import { launcherPageFile, writeLauncherPage, writePrivateFile } from '../web/launcherPage';
+import { openBrowser } from '../web/openBrowser';
+import { rendererDir } from '../common/rendererHost/staticFiles';
+import { newToken } from '../web/token';
+import { startWebHost } from '../web/webHost';
+
+/** Default console port: near etcd's 2379/2380 in spirit, clear of common dev servers. */
+export const DEFAULT_WEB_PORT = 7380;
+
+export interface WebCommandOptions {
+  dataDir: string;
+  port: number;
+  portBase: number;
+  open: boolean;
+}
+
+interface HostedServices {
+  handlers: BridgeHandlers;
+  start(): Promise<void>;
+  dispose(): Promise<void>;
+  /** The plane it runs, restarted in turn on SIGHUP (absent: nothing to restart). */
+  readonly supervisor?: RestartablePlane;
+}
+
+export interface WebCommandDeps {
+  cliPath: string;
+  createServices: (opts: { dataDir: string; portBase: number; cliPath: string; runtime: 'web'; events: EventSink }) => HostedServices;
+  rendererDir?: string;
+  out?: (line: string) => void;
+  /** Resolves when the command should stop (default: the first SIGINT or SIGTERM). */
+  stopSignal?: Promise<string>;
+}
+
+export function consoleUrlFile(dataDir: string): string {
+  return join(dataDir, 'console.url');
+}
+
+function firstSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (sig: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      // A second Ctrl-C while shutting down means "now" — but not one that
+      // arrives with the first: under `npm start` the terminal signals both
+      // the launcher and us, and the launcher forwards its copy as well.
+      const first = Date.now();
+      process.on('SIGINT', () => {
+        if (Date.now() - first > 2000) process.exit(130);
+      });
+      resolve(sig);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDeps): Promise<number> {
+  const out = deps.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const dataDir = resolve(opts.dataDir);
+  let renderer: string;
+  try {
+    renderer = deps.rendererDir ?? rendererDir();
+  } catch (err) {
+    out(`pilothouse web: ${(err as Error).message}`);
+    return 1;
+  }
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  let hosted: HostedServices | undefined;
+  let releasePlane = (): void => {};
+  try {
+    releasePlane = hostPlaneSignals(dataDir, { restartInTurn: (report) => hosted?.supervisor?.restartInTurn(report) ?? Promise.resolve(false) }, (line) => out(`pilothouse web: ${line}`));
+  } catch (err) {
+    out(`pilothouse web: ${(err as Error).message}`);
+    return 1;
+  }
+  const stop = deps.stopSignal ?? firstSignal();
+  const sockets = new BridgeSockets();
+  const services = (hosted = deps.createServices({ dataDir, portBase: opts.portBase, cliPath: deps.cliPath, runtime: 'web', events: sockets }));
+  sockets.serve(services.handlers);
+
+  const token = newToken();
+  let host;
+  try {
+    host = await startWebHost({ sockets, token, port: opts.port, rendererDir: renderer });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    out(e.code === 'EADDRINUSE' ? `pilothouse web: port ${opts.port} on 127.0.0.1 is in use; pass --port 0 for any free port` : `pilothouse web: ${e.message}`);
+    await services.dispose();
+    releasePlane();
+    return 1;
+  }
+
+  const urlFile = consoleUrlFile(dataDir);
+  writePrivateFile(urlFile, `${host.url}\n`);
+  out(`pilothouse web: console at ${host.url}`);
+  out(`pilothouse web: (the URL is also in ${urlFile}; the token in it is the only key)`);
+  if (opts.open && openBrowser(writeLauncherPage(dataDir, host.url))) out('pilothouse web: opening it in your browser');
+
+  let stopping = false;
+  const started = services.start().then(
+    () => stopping || out(`pilothouse web: control plane running under ${dataDir}`),
+    (err: unknown) => out(`pilothouse web: the control plane did not start: ${(err as Error).message}`),
+  );
+
+  const sig = await stop;
+  stopping = true;
+  out(`pilothouse web: ${sig}: shutting down`);
+  await host.close();
+  await services.dispose();
+  await started;
+  releasePlane();
+  // The token dies with the host; so do the files that hold it.
+  rmSync(urlFile, { force: true });
+  rmSync(launcherPageFile(dataDir), { force: true });
+  out('pilothouse web: stopped');
+  return 0;
+}
+
+/**
+ * Adds `pilothouse web` to the program. `cliPath` is the `pilothouse` entry
+ * script itself (cli.ts computes it: in the build this module sits in a shared
+ * chunk, so its own import.meta.url is not the entry the members must run).
+ */
+export function registerWebCommand(program: Command, setExitCode: (code: number) => void, cliPath: string): void {
+  program
+    .command('web')
+    .description('the console in a browser: serves it on 127.0.0.1 with an access token and runs the embedded control plane')
+    .option('--data-dir <dir>', 'cluster and console directory', join(homedir(), '.pilothouse'))
+    .option('--port <port>', 'console port on 127.0.0.1 (0: any free port)', intOption('--port', 0, 65535), DEFAULT_WEB_PORT)
+    .option('--port-base <port>', "the control plane's first port, as for `pilothouse up`", intOption('--port-base', 1024, 65535), 2379)
+    .option('--no-open', 'do not open a browser')
+    .action(async (opts: WebCommandOptions) => {
+      setExitCode(await runWebCommand(opts, { cliPath, createServices: (o) => createConsoleServices(o) }));
+    });
+}

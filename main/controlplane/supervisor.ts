@@ -1,0 +1,382 @@
+// The embedded control plane under DIR: the members `pilothouse up` would run
+// (same layout, flags and PKI, from localCluster.ts) and the API server (its
+// layout, flags, kube PKI and kubeconfig from apiserverLayout.ts), each a
+// SupervisedProcess (`process.execPath cliPath etcd|apiserver ...` with
+// ELECTRON_RUN_AS_NODE=1), their output in the LogStore and
+// DIR/logs/<name>.log, one MemberClient per member for the console's own
+// calls, and the first-start checklist.
+//
+// The API server starts as soon as a leader is elected (etcd answers), in
+// parallel with the wait for every member, so its own start-up time overlaps
+// the members'; it is ready when /readyz answers 200. The controllers
+// (`pilothouse controllers --data-dir DIR`: scheduler, controller manager,
+// simulated kubelets) start once the API server is ready, and the plane is
+// usable once they hold their Leases, the aggregated roles have their rules
+// and every node is Ready (planeReadiness.ts). Both `pilothouse up` and the
+// console run the plane through this class; restartInTurn (rollingRestart.ts)
+// restarts every component in turn, e.g. after a certificate renewal.
+//
+// The supervisor only starts, stops and watches processes; what the members
+// say about themselves (leader, terms, health) is memberHealth.ts's business.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ComponentStatus, EventSink, StartupStep } from '../../preload/contract';
+import { ensureClusterPki, privateDir, writeWhole } from '../common/pki/clusterPki';
+import { renewExpiring, RENEW_WITHIN_DAYS } from '../common/pki/renewal';
+import { apiServerFlags, apiServerLayout, apiServerProgram, probeReadyz, writeKubeconfig, type ApiServerLayout } from './apiserverLayout';
+import type { ClientPem } from '../common/tlsChannel';
+import { CONTROLLER_NODES, controllersLayout, controllersProgram, selfProgram } from './programs';
+import { restartInTurn, type RollingRestartReport } from './rollingRestart';
+import { waitApiServerReady, waitMembersHealthy, waitUsable } from './waits';
+import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
+import type { Program } from './memberProcess';
+import { MemberClient } from '../client/etcd/memberClient';
+import type { LogStore } from './logStore';
+import { StartupSteps } from './startupSteps';
+import { SupervisedProcess, type Clock, type LifecycleEvent, type Spawner } from './supervisedProcess';
+import type { RestartPolicyOptions } from './restartPolicy';
+
+export interface SupervisorOptions {
+  dataDir: string;
+  portBase: number;
+  cliPath: string;
+  logs: LogStore;
+  events?: EventSink;
+  members?: number;
+  /** The member program; default `process.execPath cliPath etcd`. */
+  memberProgram?: Program;
+  /** Run the API server too (default true). */
+  apiserver?: boolean;
+  /** Run the controllers too, once the API server is ready (default: whenever the API server runs). */
+  controllers?: boolean;
+  /** Simulated nodes of the controllers (their --nodes); their default when absent. */
+  nodes?: number;
+  /** Called whenever a component's state changes. */
+  onComponentChange?: (status: ComponentStatus) => void;
+  /** Called on every spawn and exit of a component, with what the supervisor does next. */
+  onLifecycle?: (event: LifecycleEvent) => void;
+  /** Called on every change of a startup step. */
+  onStep?: (step: StartupStep) => void;
+  spawner?: Spawner;
+  clock?: Clock;
+  restart?: RestartPolicyOptions;
+  stopGraceMs?: number;
+}
+
+export const STARTUP_STEPS = [
+  { id: 'pki', label: 'Certificates (CA, member, client)' },
+  { id: 'members', label: 'Starting etcd members' },
+  { id: 'leader', label: 'Leader elected' },
+  { id: 'quorum', label: 'Every member serves linearizable reads' },
+];
+const APISERVER_STEP = { id: 'apiserver', label: 'API server ready (/readyz)' };
+const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers hold their leases, roles aggregated, nodes Ready' };
+
+const POLL_MS = 50;
+
+export class Supervisor {
+  readonly layout: MemberLayout[];
+  readonly clusterOpts: LocalClusterOptions;
+  readonly members = new Map<string, SupervisedProcess>();
+  /** The API server's process and place, when the control plane runs one. */
+  apiserver: SupervisedProcess | undefined;
+  /** The controllers' process, when the control plane runs them. */
+  controllers: SupervisedProcess | undefined;
+  private apiLayoutValue: ApiServerLayout | undefined;
+  readonly steps: StartupSteps;
+  /** Cold start to every member answering a linearizable read, once measured. */
+  coldStartMs: number | undefined;
+  private readonly clients = new Map<string, MemberClient>();
+  private pem: ClientPem | undefined;
+  /** Set by dispose(): every wait ends. */
+  disposed = false;
+  /** Certificates renewed at the last start because they were within RENEW_WITHIN_DAYS of expiry. */
+  renewedAtStart: string[] = [];
+  private rolling: Promise<boolean> | undefined;
+
+  constructor(private readonly o: SupervisorOptions) {
+    this.clusterOpts = {
+      dataDir: o.dataDir,
+      members: o.members ?? 3,
+      portBase: o.portBase,
+      program: o.memberProgram ?? selfProgram(o.cliPath),
+      tls: true,
+    };
+    this.layout = clusterLayout(this.clusterOpts);
+    const withControllers = o.apiserver !== false && o.controllers !== false;
+    const steps = o.apiserver === false ? STARTUP_STEPS : [...STARTUP_STEPS, APISERVER_STEP, ...(withControllers ? [CONTROLLERS_STEP] : [])];
+    this.steps = new StartupSteps(steps, o.events, undefined, o.onStep);
+    for (const m of this.layout) {
+      this.members.set(m.name, this.supervised(m.name, 'etcd', m.clientUrl, this.clusterOpts.program, memberFlags(m, this.layout, this.clusterOpts), m.logFile));
+    }
+  }
+
+  private supervised(id: string, kind: ComponentStatus['kind'], url: string, program: Program, args: string[], logFile: string): SupervisedProcess {
+    this.o.logs.attachFile(id, logFile);
+    return new SupervisedProcess({
+      id,
+      kind,
+      url,
+      program,
+      args,
+      logs: this.o.logs,
+      onChange: this.o.onComponentChange,
+      onLifecycle: this.o.onLifecycle,
+      spawner: this.o.spawner,
+      clock: this.o.clock,
+      restart: this.o.restart,
+      stopGraceMs: this.o.stopGraceMs,
+    });
+  }
+
+  /** The controllers' flags and log file. */
+  get controllersLayout(): { args: string[]; logFile: string } {
+    return controllersLayout(this.o.dataDir, this.o.nodes);
+  }
+
+  /** Where the API server listens and its PKI (created by start()); undefined without one. */
+  get apiLayout(): ApiServerLayout | undefined {
+    return this.apiLayoutValue;
+  }
+
+  get envFile(): string {
+    return join(this.o.dataDir, 'etcdctl.env');
+  }
+
+  /** PEM of the console's client certificate (the etcdctl one), once the PKI exists. */
+  tlsPem(): ClientPem {
+    if (this.pem) return this.pem;
+    const pki = pkiFor(this.clusterOpts, this.layout);
+    return (this.pem = { ca: readFileSync(pki.ca.cert), cert: readFileSync(pki.client.cert), key: readFileSync(pki.client.key) });
+  }
+
+  /** The CA and client certificate files (for the watch feed and terminals). */
+  tlsFiles(): { caFile: string; certFile: string; keyFile: string } {
+    const pki = pkiFor(this.clusterOpts, this.layout);
+    return { caFile: pki.ca.cert, certFile: pki.client.cert, keyFile: pki.client.key };
+  }
+
+  client(name: string): MemberClient {
+    const existing = this.clients.get(name);
+    if (existing) return existing;
+    const m = this.memberLayout(name);
+    const c = new MemberClient(m.clientUrl, this.tlsPem());
+    this.clients.set(name, c);
+    return c;
+  }
+
+  /** The program and flags a component runs with. */
+  commandLine(id: string): { program: Program; args: string[] } {
+    if (id === 'apiserver' && this.apiLayoutValue) return { program: apiServerProgram(this.o.cliPath), args: apiServerFlags(this.apiLayoutValue, this.layout) };
+    if (id === 'controllers' && this.controllers) return { program: controllersProgram(this.o.cliPath), args: this.controllersLayout.args };
+    return { program: this.clusterOpts.program, args: this.memberArgs(id) };
+  }
+
+  /** The etcd flags a member runs with. */
+  memberArgs(name: string): string[] {
+    return memberFlags(this.memberLayout(name), this.layout, this.clusterOpts);
+  }
+
+  memberLayout(name: string): MemberLayout {
+    const m = this.layout.find((x) => x.name === name);
+    if (!m) throw new Error(`no member ${name}`);
+    return m;
+  }
+
+  process(id: string): SupervisedProcess {
+    const p = this.members.get(id) ?? (id === 'apiserver' ? this.apiserver : id === 'controllers' ? this.controllers : undefined);
+    if (!p) throw new Error(`no component ${id}`);
+    return p;
+  }
+
+  has(id: string): boolean {
+    return this.members.has(id) || (id === 'apiserver' && this.apiserver !== undefined) || (id === 'controllers' && this.controllers !== undefined);
+  }
+
+  components(): ComponentStatus[] {
+    return [...this.members.values(), ...(this.apiserver ? [this.apiserver] : []), ...(this.controllers ? [this.controllers] : [])].map((p) => p.status());
+  }
+
+  /** The API server process, created once its PKI exists. */
+  private async setUpApiServer(): Promise<void> {
+    if (this.o.apiserver === false || this.apiserver) return;
+    const layout = await apiServerLayout(this.o.dataDir, this.o.portBase, this.layout.length, pkiFor(this.clusterOpts, this.layout));
+    writeKubeconfig(layout);
+    this.apiLayoutValue = layout;
+    this.apiserver = this.supervised('apiserver', 'apiserver', layout.url, apiServerProgram(this.o.cliPath), apiServerFlags(layout, this.layout), layout.logFile);
+    if (this.o.controllers === false) return;
+    const ctl = this.controllersLayout;
+    this.controllers = this.supervised('controllers', 'controllers', layout.url, controllersProgram(this.o.cliPath), ctl.args, ctl.logFile);
+  }
+
+  /**
+   * The controllers have no health endpoint: a live process (after a start or
+   * a restart) counts as running. Undefined when there are no controllers.
+   */
+  controllersReady(): boolean | undefined {
+    if (!this.controllers) return undefined;
+    if (!this.controllers.alive) return false;
+    this.controllers.markReady();
+    return true;
+  }
+
+  /** One /readyz probe; undefined when there is no API server. */
+  async apiserverReady(timeoutMs = 800): Promise<boolean | undefined> {
+    if (!this.apiLayoutValue || !this.apiserver) return undefined;
+    if (!this.apiserver.alive) return false;
+    try {
+      const ok = (await probeReadyz(this.apiLayoutValue, timeoutMs)) === 200;
+      if (ok) this.apiserver.markReady();
+      return ok;
+    } catch {
+      return false;
+    }
+  }
+
+  startupSteps(): StartupStep[] {
+    return this.steps.list();
+  }
+
+  /**
+   * First start: PKI, members, then waits (up to timeoutMs) for a leader and
+   * for every member to serve a linearizable read. Resolves false on timeout
+   * (the members keep running and the supervisor keeps watching them).
+   */
+  async start(timeoutMs = 60_000): Promise<boolean> {
+    const t0 = Date.now();
+    const deadline = t0 + timeoutMs;
+    this.steps.begin('pki', join(this.o.dataDir, 'pki'));
+    try {
+      privateDir(this.o.dataDir);
+      const pki = await ensureClusterPki(pkiFor(this.clusterOpts, this.layout).dir, this.layout.map((m) => m.name));
+      this.renewedAtStart = await renewExpiring(this.o.dataDir, RENEW_WITHIN_DAYS);
+      writeWhole(this.envFile, etcdctlEnv(this.layout, pki), 0o600);
+      await this.setUpApiServer();
+      this.steps.done('pki', this.apiLayoutValue ? `${pki.dir}, kubeconfig ${this.apiLayoutValue.kubeconfig}` : pki.dir);
+    } catch (err) {
+      this.steps.fail('pki', (err as Error).message);
+      return false;
+    }
+
+    if (this.disposed) return false;
+    this.steps.begin('members', this.layout.map((m) => m.clientUrl).join(', '));
+    this.startMembers();
+    this.steps.done('members', this.layout.map((m) => `${m.name} pid ${this.process(m.name).pid ?? '?'}`).join(', '));
+
+    this.steps.begin('leader');
+    const leader = await this.pollUntil(deadline, async () => {
+      const answers = await Promise.all(this.layout.map((m) => this.client(m.name).status(500).catch(() => undefined)));
+      const st = answers.find((a) => a !== undefined && a.leader !== '0');
+      return st ? `term ${st.raftTerm}` : undefined;
+    });
+    if (leader === undefined) {
+      this.steps.fail('leader', `no leader within ${timeoutMs} ms; see the members' logs`);
+      return false;
+    }
+    this.steps.done('leader', leader);
+    const apiReady = this.apiserver ? this.startApiServer(deadline) : Promise.resolve(true);
+
+    this.steps.begin('quorum');
+    const ready = new Set<string>();
+    const all = await waitMembersHealthy(this, this.layout.map((m) => m.name), deadline, ready);
+    if (!all) {
+      this.steps.fail('quorum', `${ready.size}/${this.layout.length} members answered within ${timeoutMs} ms`);
+      return false;
+    }
+    this.steps.done('quorum', `${ready.size}/${this.layout.length} members healthy in ${Date.now() - t0} ms`);
+    if (!(await apiReady)) return false;
+    if (this.controllers && !(await this.startControllers(deadline))) return false;
+    this.coldStartMs = Date.now() - t0;
+    this.o.logs.note('console', `control plane ready: cold start ${this.coldStartMs} ms`);
+    return true;
+  }
+
+  /** Starts the API server and waits for /readyz (its startup step). */
+  private async startApiServer(deadline: number): Promise<boolean> {
+    const api = this.apiserver!;
+    api.start();
+    this.steps.begin('apiserver', this.apiLayoutValue!.url);
+    const r = await waitApiServerReady(this, deadline);
+    if (r.outcome !== 'ready') {
+      this.steps.fail('apiserver', r.outcome === 'exited' ? `the API server exited; see ${this.apiLayoutValue!.logFile}` : `not ready in time (${r.why})`);
+      return false;
+    }
+    this.steps.done('apiserver', `${this.apiLayoutValue!.url} (pid ${api.pid})`);
+    return true;
+  }
+
+  /** Starts the controllers (the API server is ready) and waits until the plane is usable. */
+  private async startControllers(deadline: number): Promise<boolean> {
+    const ctl = this.controllers!;
+    const logFile = this.controllersLayout.logFile;
+    ctl.start();
+    this.steps.begin('controllers', logFile);
+    const why = await waitUsable(this, deadline);
+    if (this.disposed || why !== undefined) {
+      this.steps.fail('controllers', why ?? 'stopped');
+      return false;
+    }
+    this.steps.done('controllers', `scheduler, controller manager and ${this.nodes} Ready nodes (pid ${ctl.pid}); log ${logFile}`);
+    return true;
+  }
+
+  /**
+   * Restarts every running component in turn — members one at a time
+   * (followers first, the leader last, each until it serves again), then the
+   * API server (until /readyz), then the controllers (until usable) — e.g.
+   * to load renewed certificates. One at a time: a second call while one
+   * runs gets the same promise.
+   */
+  restartInTurn(report: RollingRestartReport = () => undefined, timeoutMs = 60_000): Promise<boolean> {
+    return (this.rolling ??= restartInTurn(this, report, timeoutMs).finally(() => (this.rolling = undefined)));
+  }
+
+  /** Polls probe every everyMs until it answers (not undefined), the deadline passes or the supervisor is disposed. */
+  async pollUntil<T>(deadline: number, probe: () => Promise<T | undefined>, everyMs = POLL_MS): Promise<T | undefined> {
+    while (!this.disposed && Date.now() < deadline) {
+      const v = await probe();
+      if (v !== undefined) return v;
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+    return undefined;
+  }
+
+  /** Simulated nodes the controllers run. */
+  get nodes(): number {
+    return this.o.nodes ?? CONTROLLER_NODES;
+  }
+
+  startMembers(): void {
+    for (const p of this.members.values()) p.start();
+  }
+
+  /** SIGTERM every member at once (SIGKILL after the grace period). */
+  async stopMembers(): Promise<void> {
+    await Promise.all([...this.members.values()].map((p) => p.stop()));
+  }
+
+  /** The controllers, then the API server (its clients see it go), then the members. */
+  async stopAll(): Promise<void> {
+    await this.controllers?.stop();
+    await this.apiserver?.stop();
+    await this.stopMembers();
+  }
+
+  /** Members, then the API server (it retries etcd until the members answer), then the controllers (they retry the API server). */
+  startAll(): void {
+    this.startMembers();
+    this.apiserver?.start();
+    this.controllers?.start();
+  }
+
+  /** Stops every child and closes the clients; resolves once all are reaped. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.controllers?.close();
+    await this.apiserver?.close();
+    await Promise.all([...this.members.values()].map((p) => p.close()));
+    for (const c of this.clients.values()) c.close();
+    this.clients.clear();
+  }
+}

@@ -1,0 +1,298 @@
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { ComponentStatus } from '../../../preload/contract';
+import { LogStore } from '../../../main/controlplane/logStore';
+import { RestartPolicy } from '../../../main/controlplane/restartPolicy';
+import { SupervisedProcess, type ChildLike, type Clock, type LifecycleEvent } from '../../../main/controlplane/supervisedProcess';
+
+/** Timers that fire only when the test advances time. */
+class FakeClock implements Clock {
+  t = 1_000_000;
+  private timers: { at: number; fn: () => void; id: number }[] = [];
+  private next = 1;
+  now = () => this.t;
+  setTimeout = (fn: () => void, ms: number) => {
+    const id = this.next++;
+    this.timers.push({ at: this.t + ms, fn, id });
+    return id;
+  };
+  clearTimeout = (h: unknown) => {
+    this.timers = this.timers.filter((x) => x.id !== h);
+  };
+  advance(ms: number): void {
+    const until = this.t + ms;
+    for (;;) {
+      const due = this.timers.filter((x) => x.at <= until).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((x) => x !== due);
+      this.t = due.at;
+      due.fn();
+    }
+    this.t = until;
+  }
+  get pending(): number {
+    return this.timers.length;
+  }
+}
+
+/** A child that records signals; SIGKILL and (unless it ignores it) SIGTERM end it. */
+class FakeChild extends EventEmitter implements ChildLike {
+  static nextPid = 100;
+  readonly pid = FakeChild.nextPid++;
+  readonly stdout = new PassThrough();
+  readonly stderr = new PassThrough();
+  readonly signals: string[] = [];
+  constructor(readonly ignoreTerm = false) {
+    super();
+  }
+  kill(signal: NodeJS.Signals): boolean {
+    this.signals.push(signal);
+    if (signal === 'SIGKILL' || (signal === 'SIGTERM' && !this.ignoreTerm)) queueMicrotask(() => this.emit('exit', null, signal));
+    return true;
+  }
+  crash(code = 1): void {
+    this.emit('exit', code, null);
+  }
+}
+
+function setup(opts: { ignoreTerm?: boolean } = {}) {
+  const clock = new FakeClock();
+  const children: FakeChild[] = [];
+  const changes: ComponentStatus[] = [];
+  const events: LifecycleEvent[] = [];
+  const logs = new LogStore(undefined);
+  const proc = new SupervisedProcess({
+    id: 'm1',
+    kind: 'etcd',
+    program: { command: '/bin/member', args: ['etcd'] },
+    args: ['--name', 'm1'],
+    logs,
+    clock,
+    spawner: () => {
+      const c = new FakeChild(opts.ignoreTerm);
+      children.push(c);
+      return c;
+    },
+    onChange: (s) => changes.push(s),
+    onLifecycle: (e) => events.push(e),
+    stopGraceMs: 5_000,
+  });
+  return { clock, children, changes, events, logs, proc, last: () => children[children.length - 1]! };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('restart policy', () => {
+  const cases = [
+    { name: 'backoff doubles from 250 ms', crashes: [0, 1, 2, 3, 4], want: [250, 500, 1000, 2000, 4000] },
+    { name: 'the sixth crash within 60 s gives up', crashes: [0, 1, 2, 3, 4, 5], want: [250, 500, 1000, 2000, 4000, 'give-up'] },
+    { name: 'crashes older than the window are forgotten', crashes: [0, 1, 2, 3, 4, 70_000], want: [250, 500, 1000, 2000, 4000, 250] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const p = new RestartPolicy();
+      expect(c.crashes.map((t) => {
+        const d = p.onCrash(t);
+        return d.action === 'restart' ? d.delayMs : 'give-up';
+      })).toEqual(c.want);
+    });
+  }
+  it('caps the delay', () => {
+    const p = new RestartPolicy({ baseMs: 1000, maxMs: 3000, limit: 10 });
+    expect([0, 1, 2, 3].map((t) => (p.onCrash(t) as { delayMs: number }).delayMs)).toEqual([1000, 2000, 3000, 3000]);
+  });
+});
+
+describe('supervised process', () => {
+  it('start → starting → running (ready) → crash → restarting → starting again, counting restarts', async () => {
+    const { proc, clock, children, last } = setup();
+    proc.start();
+    expect(proc.state).toBe('starting');
+    expect(proc.status()).toMatchObject({ id: 'm1', kind: 'etcd', pid: last().pid, restarts: 0 });
+    proc.markReady();
+    expect(proc.state).toBe('running');
+    last().crash(2);
+    expect(proc.state).toBe('restarting');
+    expect(proc.status().lastExit).toMatchObject({ code: 2, signal: null });
+    clock.advance(249);
+    expect(children).toHaveLength(1);
+    clock.advance(1);
+    expect(children).toHaveLength(2);
+    expect(proc.state).toBe('starting');
+    expect(proc.status().restarts).toBe(1);
+  });
+
+  it('stays crashed after the sixth crash in a minute, until the user starts it', () => {
+    const { proc, clock, children, last } = setup();
+    proc.start();
+    for (let i = 0; i < 5; i++) {
+      last().crash();
+      clock.advance(10_000);
+    }
+    expect(children).toHaveLength(6);
+    last().crash();
+    expect(proc.state).toBe('crashed');
+    clock.advance(120_000);
+    expect(children).toHaveLength(6);
+    expect(clock.pending).toBe(0);
+    proc.start();
+    expect(children).toHaveLength(7);
+    expect(proc.state).toBe('starting');
+  });
+
+  it('never restarts what the user stopped or killed', async () => {
+    const { proc, clock, children, last } = setup();
+    proc.start();
+    await proc.stop();
+    expect(last().signals).toEqual(['SIGTERM']);
+    expect(proc.state).toBe('stopped');
+    clock.advance(60_000);
+    expect(children).toHaveLength(1);
+    proc.start();
+    await proc.kill();
+    expect(last().signals).toEqual(['SIGKILL']);
+    expect(proc.state).toBe('stopped');
+    expect(proc.status().lastExit).toMatchObject({ signal: 'SIGKILL' });
+    clock.advance(60_000);
+    expect(children).toHaveLength(2);
+  });
+
+  it('a stop during the restart backoff cancels the restart', () => {
+    const { proc, clock, children, last } = setup();
+    proc.start();
+    last().crash();
+    expect(proc.state).toBe('restarting');
+    void proc.stop();
+    expect(proc.state).toBe('stopped');
+    clock.advance(10_000);
+    expect(children).toHaveLength(1);
+  });
+
+  it('SIGKILL after the grace period when SIGTERM is ignored', async () => {
+    const { proc, clock, last } = setup({ ignoreTerm: true });
+    proc.start();
+    const stopped = proc.stop();
+    await tick();
+    expect(last().signals).toEqual(['SIGTERM']);
+    clock.advance(4_999);
+    expect(last().signals).toEqual(['SIGTERM']);
+    clock.advance(1);
+    expect(last().signals).toEqual(['SIGTERM', 'SIGKILL']);
+    await stopped;
+    expect(proc.state).toBe('stopped');
+  });
+
+  it('pause and resume send SIGSTOP/SIGCONT; stopping a paused process continues it so it can exit', async () => {
+    const { proc, last } = setup();
+    proc.start();
+    proc.markReady();
+    expect(proc.resume()).toBe(false);
+    expect(proc.pause()).toBe(true);
+    expect(proc.state).toBe('paused');
+    expect(proc.resume()).toBe(true);
+    expect(proc.state).toBe('running');
+    proc.pause();
+    await proc.stop();
+    expect(last().signals).toEqual(['SIGSTOP', 'SIGCONT', 'SIGSTOP', 'SIGTERM', 'SIGCONT']);
+    expect(proc.state).toBe('stopped');
+    expect(proc.pause()).toBe(false);
+  });
+
+  it('restart waits for the exit, then starts a new child (one child at a time)', async () => {
+    const { proc, children } = setup();
+    proc.start();
+    proc.start(); // no-op while a child lives
+    expect(children).toHaveLength(1);
+    await proc.restart();
+    expect(children).toHaveLength(2);
+    expect(children[0]!.signals).toEqual(['SIGTERM']);
+    expect(proc.state).toBe('starting');
+  });
+
+  it('captures output lines and notes into the log store', async () => {
+    const { proc, logs, last } = setup();
+    proc.start();
+    last().stdout.write('line one\nline ');
+    last().stderr.write('oops\n');
+    last().stdout.write('two\n');
+    await tick();
+    last().crash(3);
+    const lines = logs.lines('m1').map((l) => `${l.stream}:${l.text}`);
+    expect(lines).toEqual([
+      `supervisor:started pid ${last().pid}: /bin/member etcd --name m1`,
+      'stdout:line one',
+      'stderr:oops',
+      'stdout:line two',
+      'supervisor:exited (code 3, signal null)',
+      'supervisor:crashed; restart 1 in 250 ms',
+    ]);
+  });
+
+  it('reports every state change', () => {
+    const { proc, changes, last } = setup();
+    proc.start();
+    proc.markReady();
+    proc.pause();
+    proc.resume();
+    last().crash();
+    expect(changes.map((c) => c.state)).toEqual(['starting', 'running', 'paused', 'running', 'restarting']);
+  });
+});
+
+describe('supervised process lifecycle events', () => {
+  it('tells each spawn and each unasked exit with the decision: backoff, attempt, then give-up', () => {
+    const { proc, clock, events, last } = setup();
+    proc.start();
+    const pids = [last().pid];
+    last().emit('exit', null, 'SIGKILL');
+    clock.advance(250);
+    pids.push(last().pid);
+    for (let i = 0; i < 5; i++) {
+      last().crash(1);
+      clock.advance(10_000);
+      pids.push(last().pid);
+    }
+    const shown = events.map((e) => (e.type === 'spawned' ? `spawned ${e.pid} #${e.restart}` : `exited ${e.code ?? e.signal} ${e.next?.action === 'restart' ? `restart in ${e.next.delayMs} (attempt ${e.next.attempt})` : e.next?.action}`));
+    expect(shown).toEqual([
+      `spawned ${pids[0]} #0`,
+      'exited SIGKILL restart in 250 (attempt 1)',
+      `spawned ${pids[1]} #1`,
+      'exited 1 restart in 500 (attempt 2)',
+      `spawned ${pids[2]} #2`,
+      'exited 1 restart in 1000 (attempt 3)',
+      `spawned ${pids[3]} #3`,
+      'exited 1 restart in 2000 (attempt 4)',
+      `spawned ${pids[4]} #4`,
+      'exited 1 restart in 4000 (attempt 5)',
+      `spawned ${pids[5]} #5`,
+      'exited 1 give-up',
+    ]);
+    expect(proc.state).toBe('crashed');
+  });
+
+  it('an asked-for stop or restart is an exit without a decision', async () => {
+    const { proc, events } = setup();
+    proc.start();
+    await proc.restart();
+    await proc.stop();
+    expect(events.map((e) => (e.type === 'exited' ? `exited ${e.signal} ${e.next === undefined ? 'asked' : e.next.action}` : e.type))).toEqual([
+      'spawned',
+      'exited SIGTERM asked',
+      'spawned',
+      'exited SIGTERM asked',
+    ]);
+  });
+});
+
+describe('supervised process after close', () => {
+  it('refuses to start again (a late experiment or restart cannot leave an orphan)', async () => {
+    const { proc, children, clock } = setup();
+    proc.start();
+    await proc.close();
+    proc.start();
+    clock.advance(60_000);
+    expect(children).toHaveLength(1);
+    expect(proc.state).toBe('stopped');
+  });
+});
