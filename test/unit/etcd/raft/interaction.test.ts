@@ -21,7 +21,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfChangeType, MemoryStorage, RawNode, StateType } from '../../../../main/etcd/raft/index';
 import { Cluster, enc, newConfig } from './harness';
 
-const dir = join(import.meta.dirname, 'testdata');
+const dir = join(import.meta.dirname, 'testdata', 'expect');
 
 function run(script: string): void {
   let c: Cluster | undefined;
