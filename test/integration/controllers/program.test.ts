@@ -80,7 +80,7 @@ describe('pilothouse controllers', () => {
     const cases = [
       { args: ['--leader-elect-lease-duration=5s', '--leader-elect-renew-deadline=10s'], want: /lease-duration > renew-deadline/ },
       { args: ['--components=kube-proxy'], want: /unknown components: kube-proxy/ },
-      { args: ['--leader-elect-retry-period=2x'], want: /time: invalid duration "2x"/ },
+      { args: ['--leader-elect-retry-period=2x'], want: /time: unknown unit "x" in duration "2x"/ },
     ];
     for (const c of cases) {
       const r = spawnSync(process.execPath, [cli, 'controllers', `--kubeconfig=${api.layout.kubeconfig}`, ...c.args], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 30_000 });
