@@ -12,11 +12,13 @@ import {
   type ConfState,
   type Entry,
   type HardState,
+  type MemberId,
   type Message,
   type Ready,
   type Snapshot,
   type Status,
 } from '../../../../../main/etcd/raft/index';
+import type { Progress } from '../../../../../main/etcd/raft/tracker/progress';
 
 const text = new TextDecoder();
 
@@ -72,13 +74,26 @@ export function describeReady(rd: Ready): string {
   return out.join('\n');
 }
 
-export function describeStatus(st: Status): string {
+/** A node's status; on the leader, each member's progress with its flow-control state (etcd-io/raft tracker.Progress.String). */
+export function describeStatus(st: Status, progress: ReadonlyMap<MemberId, Progress>): string {
   const out = [`${st.id}: ${stateName(st.softState.raftState)} Lead:${st.softState.lead} ${describeHardState(st.hardState)} Applied:${st.applied}`];
   if (st.leadTransferee !== NONE) out.push(`LeadTransferee:${st.leadTransferee}`);
-  for (const [id, pr] of [...st.progress].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    out.push(`${id}: State${ProgressState[pr.state]} match=${pr.match} next=${pr.next}${pr.isLearner ? ' learner' : ''}${pr.recentActive ? '' : ' inactive'}`);
+  if (st.softState.raftState !== StateType.Leader) return out.join('\n');
+  for (const [id, pr] of [...progress].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    // The leader's own recentActive flag is not maintained: CheckQuorum always counts the leader as active.
+    out.push(`${id}: ${describeProgress(pr, id === st.id)}`);
   }
   return out.join('\n');
+}
+
+export function describeProgress(pr: Progress, self = false): string {
+  let s = `State${ProgressState[pr.state]} match=${pr.match} next=${pr.next}`;
+  if (pr.isLearner) s += ' learner';
+  if (pr.isPaused()) s += ' paused';
+  if (pr.pendingSnapshot > 0) s += ` pendingSnap=${pr.pendingSnapshot}`;
+  if (!pr.recentActive && !self) s += ' inactive';
+  if (pr.inflights.count > 0) s += ` inflight=${pr.inflights.count}${pr.inflights.full() ? '[full]' : ''}`;
+  return s;
 }
 
 export function indent(s: string, by = '  '): string {

@@ -35,7 +35,13 @@ export class InteractionEnv {
   private out: string[] = [];
   logLevel: 'none' | 'info' | 'debug' = 'info';
 
+  /** Trace output (Readies, deliveries, log lines): silenced by log-level none, as in rafttest, to keep a script's setup short. */
   write(s: string): void {
+    if (this.logLevel !== 'none') this.out.push(s);
+  }
+
+  /** Output a command asked for (a query's answer, an error): written at every log level. */
+  show(s: string): void {
     this.out.push(s);
   }
 

@@ -1,18 +1,20 @@
 // The script commands (names and arguments from etcd-io/raft's rafttest):
 //
-//   add-nodes N [voters=(1,2,3)] [learners=(4)] [index=I] [prevote] [checkquorum]
+//   add-nodes N [voters=(1,2,3)] [learners=(4)] [index=I] [prevote] [checkquorum] [inflight=K]
 //       N new nodes with the next ids; with voters=, each starts from a snapshot
-//       at index I (default 1, term 1) of that configuration, else empty.
+//       at index I (default 1, term 1) of that configuration, else empty;
+//       inflight= bounds the appends in flight per follower (default 256).
 //   campaign ID | propose ID DATA | read-index ID CTX
 //   propose-conf-change ID, body: one change per script: vN (add voter), lN (add learner), rN (remove)
 //   process-ready [ID...] | deliver-msgs [ID...] [drop=(ID,...)] | stabilize [ID...]
-//   tick-heartbeat ID | tick-election ID | log-level none|info|debug
+//   tick-heartbeat ID... | tick-election ID... | log-level none|info|debug
 //   raft-log ID | raft-state | status ID | applied ID
 //   transfer-leadership from=ID to=ID | report-unreachable ID to=PEER
+//   report-snapshot ID to=PEER [failure]     the leader learns how sending a snapshot went
 //   snapshot ID (the app snapshots at its applied index) | compact ID INDEX
 //   isolate ID | heal        traffic to/from ID is dropped on delivery
 
-import { ConfChangeType, type ConfChange, type Snapshot } from '../../../../../main/etcd/raft/index';
+import { ConfChangeType, SnapshotStatus, type ConfChange, type Config, type Snapshot } from '../../../../../main/etcd/raft/index';
 import { TestCaseArgs, type TestCase } from '../../../../support/datadriven';
 import { describeEntries, describeSnapshot, describeStatus } from './describe';
 import type { InteractionEnv } from './env';
@@ -44,7 +46,7 @@ function catching(env: InteractionEnv, f: () => void): void {
   try {
     f();
   } catch (e) {
-    env.write(`error: ${(e as Error).message || (e as Error).constructor.name}`);
+    env.show(`error: ${(e as Error).message || (e as Error).constructor.name}`);
   }
 }
 
@@ -59,7 +61,8 @@ export function handle(env: InteractionEnv, tc: TestCase): string {
       const snap: Snapshot | undefined = voters.length
         ? { data: new Uint8Array(), metadata: { index, term: 1, confState: { voters, learners } } }
         : undefined;
-      const over = { preVote: a.has('prevote'), checkQuorum: a.has('checkquorum') };
+      const over: Partial<Config> = { preVote: a.has('prevote'), checkQuorum: a.has('checkquorum') };
+      if (a.has('inflight')) over.maxInflightMsgs = Number(a.get('inflight'));
       const next = env.nodes.size + 1;
       for (let i = 0; i < count; i++) {
         const id = BigInt(next + i);
@@ -92,16 +95,18 @@ export function handle(env: InteractionEnv, tc: TestCase): string {
     case 'stabilize':
       env.stabilize(ids(env, a));
       break;
-    case 'tick-heartbeat': {
-      const n = env.get(first(a));
-      for (let i = 0; i < n.config.heartbeatTick; i++) n.node.tick();
+    case 'tick-heartbeat':
+      for (const id of ids(env, a)) {
+        const n = env.get(id);
+        for (let i = 0; i < n.config.heartbeatTick; i++) n.node.tick();
+      }
       break;
-    }
-    case 'tick-election': {
-      const n = env.get(first(a));
-      for (let i = 0; i < n.config.electionTick; i++) n.node.tick();
+    case 'tick-election':
+      for (const id of ids(env, a)) {
+        const n = env.get(id);
+        for (let i = 0; i < n.config.electionTick; i++) n.node.tick();
+      }
       break;
-    }
     case 'log-level': {
       const lvl = a.positional()[0];
       if (lvl !== 'none' && lvl !== 'info' && lvl !== 'debug') throw new Error(`unknown log level ${lvl}`);
@@ -112,36 +117,41 @@ export function handle(env: InteractionEnv, tc: TestCase): string {
       const s = env.get(first(a)).storage;
       const lo = s.firstIndex();
       const hi = s.lastIndex() + 1;
-      env.write(hi > lo ? describeEntries(s.entries(lo, hi, Infinity)) : `log is empty: first index=${lo}, last index=${hi - 1}`);
+      env.show(hi > lo ? describeEntries(s.entries(lo, hi, Infinity)) : `log is empty: first index=${lo}, last index=${hi - 1}`);
       break;
     }
     case 'raft-state':
-      env.write(env.raftState());
+      env.show(env.raftState());
       break;
-    case 'status':
-      env.write(describeStatus(env.get(first(a)).node.status()));
+    case 'status': {
+      const n = env.get(first(a)).node;
+      env.show(describeStatus(n.status(), n.raft.prs.progress));
       break;
+    }
     case 'applied':
-      env.write(env.get(first(a)).applied.join(' ') || '<nothing>');
+      env.show(env.get(first(a)).applied.join(' ') || '<nothing>');
       break;
     case 'transfer-leadership': {
       const from = BigInt(a.get('from')!);
       catching(env, () => env.get(from).node.transferLeader(BigInt(a.get('to')!)));
       break;
     }
+    case 'report-snapshot':
+      env.get(first(a)).node.reportSnapshot(BigInt(a.get('to')!), a.has('failure') ? SnapshotStatus.Failure : SnapshotStatus.Finish);
+      break;
     case 'report-unreachable':
       env.get(first(a)).node.reportUnreachable(BigInt(a.get('to')!));
       break;
     case 'snapshot': {
       const n = env.get(first(a));
       const snap = n.storage.createSnapshot(n.node.raft.raftLog.applied, n.node.raft.prs.confState(), enc('app'));
-      env.write(describeSnapshot(snap));
+      env.show(describeSnapshot(snap));
       break;
     }
     case 'compact': {
       const n = env.get(first(a));
       n.storage.compact(Number(a.positional()[1]));
-      env.write(`first index=${n.storage.firstIndex()}`);
+      env.show(`first index=${n.storage.firstIndex()}`);
       break;
     }
     case 'isolate':
