@@ -53,6 +53,8 @@ export function describeMessage(m: Message): string {
   let s = `${m.from}->${m.to} Msg${MessageType[m.type]} Term:${m.term} Log:${m.logTerm}/${m.index}`;
   if (m.reject) s += ` Rejected (Hint: ${m.rejectHint})`;
   if (m.commit !== 0) s += ` Commit:${m.commit}`;
+  // Shown so that ReadIndex rounds and transfer campaigns can be followed.
+  if (m.context?.length) s += ` Context:${JSON.stringify(text.decode(m.context))}`;
   if (m.entries.length) s += ` Entries:[${m.entries.map(describeEntry).join(', ')}]`;
   if (m.snapshot) s += `\n  Snapshot: ${describeSnapshot(m.snapshot)}`;
   return s;
