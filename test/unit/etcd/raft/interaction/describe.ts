@@ -82,7 +82,7 @@ export function describeStatus(st: Status, progress: ReadonlyMap<MemberId, Progr
   if (st.leadTransferee !== NONE) out.push(`LeadTransferee:${st.leadTransferee}`);
   if (st.softState.raftState !== StateType.Leader) return out.join('\n');
   for (const [id, pr] of [...progress].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    // The leader's own recentActive flag is not maintained: CheckQuorum always counts the leader as active.
+    // The leader's own recentActive is set only by CheckQuorum, which counts the leader as active anyway: not shown.
     out.push(`${id}: ${describeProgress(pr, id === st.id)}`);
   }
   return out.join('\n');

@@ -8,6 +8,8 @@
 //   propose-conf-change ID, body: one change per script: vN (add voter), lN (add learner), rN (remove)
 //   process-ready [ID...] | deliver-msgs [ID...] [drop=(ID,...)] | stabilize [ID...]
 //   tick-heartbeat ID... | tick-election ID... | log-level none|info|debug
+//       (none silences the trace — Readies, deliveries, log lines — but not
+//       the answers of the queries below, nor errors)
 //   raft-log ID | raft-state | status ID | applied ID
 //   transfer-leadership from=ID to=ID | report-unreachable ID to=PEER
 //   report-snapshot ID to=PEER [failure]     the leader learns how sending a snapshot went
