@@ -6,218 +6,32 @@
 // which host it runs in.
 //
 // Everything here must be structured-clone and JSON safe (no bigint, no Map):
-// revisions and ids that exceed 2^53 travel as decimal strings.
+// revisions and ids that exceed 2^53 travel as decimal strings. The data
+// shapes are in ./shapes and re-exported below, so the renderer still imports
+// only this file. The runtime name lists are built with keysOf, so a call or
+// stream added to the type map without its name (or the other way round) does
+// not compile.
 
-// ---------------------------------------------------------------- shared shapes
+import { keysOf } from './keysOf';
+import type {
+  ActionResult,
+  ClusterOverview,
+  FailoverResult,
+  LeaderEvent,
+  LogLine,
+  MemberAction,
+  MemberStatus,
+  RestoreProgress,
+  SnapshotInfo,
+  SnapshotProgress,
+  StartupStep,
+  TerminalInfo,
+  TraceRecord,
+  WatchEventDetail,
+  WatchEventRecord,
+} from './shapes';
 
-export type ComponentKind = 'etcd' | 'apiserver' | 'controllers';
-export type ProcessState = 'starting' | 'running' | 'stopped' | 'crashed' | 'restarting' | 'paused';
-
-export interface ComponentStatus {
-  /** 'm1', 'm2', 'm3', 'apiserver', 'controllers'. */
-  id: string;
-  kind: ComponentKind;
-  state: ProcessState;
-  pid?: number;
-  /** Client URL (etcd) or https URL (apiserver). */
-  url?: string;
-  restarts: number;
-  /** Last exit code/signal when stopped or crashed. */
-  lastExit?: { code: number | null; signal: string | null; at: string };
-  startedAt?: string;
-}
-
-export interface StartupStep {
-  id: string;
-  label: string;
-  state: 'pending' | 'running' | 'done' | 'failed';
-  detail?: string;
-  elapsedMs?: number;
-}
-
-export interface MemberStatus {
-  name: string;
-  /** Member id as 16 hex digits, as etcdctl prints it. */
-  id: string;
-  endpoint: string;
-  healthy: boolean;
-  isLeader: boolean;
-  isLearner: boolean;
-  /** Leader id this member reports (hex), '' if none. */
-  leader: string;
-  raftTerm: string;
-  raftIndex: string;
-  raftAppliedIndex: string;
-  dbSize: number;
-  dbSizeInUse: number;
-  version: string;
-  alarms: string[];
-  errors: string[];
-  /** Round trip of the status probe. */
-  probeLatencyMs?: number;
-  /** Process state from the supervisor (embedded cluster only). */
-  process?: ProcessState;
-  checkedAt: string;
-}
-
-/** One Kubernetes node as the overview shows it (read through the API server). */
-export interface NodeSummary {
-  name: string;
-  /** The Ready condition's status: 'Unknown' once the node lifecycle controller stops hearing heartbeats. */
-  ready: 'True' | 'False' | 'Unknown';
-  /** The Ready condition's reason (KubeletReady, NodeStatusUnknown, ...). */
-  reason?: string;
-  /** Pods bound to this node that have not terminated. */
-  pods: number;
-  /** Pilothouse's simulated kubelet (annotation kubelet.pilothouse.dev/state): paused = partitioned, stopped = down; both stop heartbeats. */
-  kubelet: 'running' | 'paused' | 'stopped';
-  unschedulable: boolean;
-  /** key:effect of each taint. */
-  taints: string[];
-  cpu?: string;
-  memory?: string;
-  /** The Ready condition's lastHeartbeatTime. */
-  lastHeartbeat?: string;
-}
-
-export interface ClusterOverview {
-  /** 'embedded' (the supervisor's control plane) or 'external' (attached to a real cluster). */
-  mode: 'embedded' | 'external';
-  components: ComponentStatus[];
-  members: MemberStatus[];
-  leader?: string;
-  /** One line: "healthy: 3/3 members, leader m2 (term 4), API server ready". */
-  summary: string;
-  health: 'healthy' | 'degraded' | 'down' | 'starting';
-  clusterId?: string;
-  /** The cluster's nodes, once the console follows the API server (absent before, and for etcd-only clusters). */
-  nodes?: NodeSummary[];
-}
-
-export interface LeaderEvent {
-  at: string;
-  kind: 'elected' | 'lost' | 'changed' | 'no-leader';
-  term: string;
-  leader?: string;
-  previousLeader?: string;
-  /** For 'elected' after a gap: how long there was no leader. */
-  leaderlessMs?: number;
-}
-
-export interface FailoverResult {
-  killed: string;
-  oldTerm: string;
-  newLeader: string;
-  newTerm: string;
-  /** From the kill to the first status answer naming the new leader. */
-  failoverMs: number;
-  /** The member was restarted afterwards. */
-  restarted: boolean;
-}
-
-export type MemberAction = 'stop' | 'kill' | 'restart' | 'start' | 'pause' | 'resume' | 'make-leader' | 'defrag';
-
-export interface ActionResult {
-  ok: boolean;
-  message: string;
-  /** The etcdctl (or shell) command this action corresponds to, for the user to learn. */
-  command: string;
-}
-
-export interface WatchEventRecord {
-  /** Monotonic sequence number within this console session. */
-  seq: number;
-  source: 'etcd' | 'kubernetes';
-  type: 'PUT' | 'DELETE' | 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  key: string;
-  /** mod_revision (etcd) or resourceVersion (kubernetes) as a decimal string. */
-  revision: string;
-  /** Parsed from the key: /registry/<resource>/<namespace>/<name>. */
-  resource?: string;
-  namespace?: string;
-  name?: string;
-  kind?: string;
-  at: string;
-  /** Bytes of the value (etcd) after decoding; omitted in the stream, fetched with watchEventDetail. */
-  size: number;
-}
-
-export interface WatchEventDetail {
-  seq: number;
-  /** The decoded object as YAML (protobuf or JSON values), or a hex dump when undecodable. */
-  yaml: string;
-  /** The previous version's YAML (etcd prev_kv), '' when none. */
-  previousYaml: string;
-  /** How the value was encoded in etcd: 'protobuf' (k8s\0), 'json', 'encrypted', 'binary'. */
-  encoding: string;
-}
-
-export interface TraceRecord {
-  id: string;
-  receivedAt: string;
-  user?: string;
-  groups?: string[];
-  verb: string;
-  method: string;
-  path: string;
-  resource?: string;
-  subresource?: string;
-  namespace?: string;
-  name?: string;
-  decision: 'allowed' | 'denied' | 'error';
-  code?: number;
-  message?: string;
-  resourceVersion?: string;
-  latencyMs?: number;
-  stages: { stage: string; verdict: string; reason?: string; patch?: unknown[]; latencyMs: number }[];
-}
-
-export interface SnapshotInfo {
-  /** File name under DIR/snapshots. */
-  name: string;
-  path: string;
-  size: number;
-  revision: string;
-  totalKeys: number;
-  hash: string;
-  createdAt: string;
-  /** Result of the last verify: undefined = never verified. */
-  verified?: boolean;
-}
-
-export interface SnapshotProgress {
-  jobId: string;
-  bytes: number;
-  /** From the stream's remaining_bytes; undefined until known. */
-  totalBytes?: number;
-  state: 'running' | 'done' | 'cancelled' | 'failed';
-  error?: string;
-  snapshot?: SnapshotInfo;
-}
-
-export interface RestoreProgress {
-  step: string;
-  state: 'running' | 'done' | 'failed';
-  detail?: string;
-  /** After success: the new cluster id (hex) and how many keys are back. */
-  clusterId?: string;
-  keys?: number;
-}
-
-export interface TerminalInfo {
-  id: string;
-  title: string;
-  /** Missing tools and how to install them ('etcdctl: apt-get install etcd-client'). */
-  missingTools: string[];
-}
-
-export interface LogLine {
-  component: string;
-  seq: number;
-  at: string;
-  stream: 'stdout' | 'stderr' | 'supervisor';
-  text: string;
-}
+export type * from './shapes';
 
 // ---------------------------------------------------------------- calls
 
@@ -266,31 +80,31 @@ export interface BridgeCalls {
 
 export type BridgeCallName = keyof BridgeCalls;
 
-export const BRIDGE_CALLS: readonly BridgeCallName[] = [
-  'version',
-  'overview',
-  'startupProgress',
-  'members',
-  'memberAction',
-  'componentAction',
-  'leaderTimeline',
-  'killLeaderExperiment',
-  'recentWatchEvents',
-  'watchEventDetail',
-  'recentTraces',
-  'listSnapshots',
-  'takeSnapshot',
-  'cancelSnapshot',
-  'verifySnapshot',
-  'deleteSnapshot',
-  'restoreSnapshot',
-  'openTerminal',
-  'terminalInput',
-  'resizeTerminal',
-  'closeTerminal',
-  'logs',
-  'logComponents',
-];
+export const BRIDGE_CALLS: readonly BridgeCallName[] = keysOf<BridgeCalls>({
+  version: true,
+  overview: true,
+  startupProgress: true,
+  members: true,
+  memberAction: true,
+  componentAction: true,
+  leaderTimeline: true,
+  killLeaderExperiment: true,
+  recentWatchEvents: true,
+  watchEventDetail: true,
+  recentTraces: true,
+  listSnapshots: true,
+  takeSnapshot: true,
+  cancelSnapshot: true,
+  verifySnapshot: true,
+  deleteSnapshot: true,
+  restoreSnapshot: true,
+  openTerminal: true,
+  terminalInput: true,
+  resizeTerminal: true,
+  closeTerminal: true,
+  logs: true,
+  logComponents: true,
+});
 
 // ---------------------------------------------------------------- event streams
 
@@ -311,18 +125,18 @@ export interface BridgeEvents {
 
 export type BridgeEventName = keyof BridgeEvents;
 
-export const BRIDGE_EVENTS: readonly BridgeEventName[] = [
-  'overview',
-  'startupProgress',
-  'leaderEvent',
-  'watchEvents',
-  'traces',
-  'snapshotProgress',
-  'restoreProgress',
-  'terminalData',
-  'terminalExit',
-  'logLines',
-];
+export const BRIDGE_EVENTS: readonly BridgeEventName[] = keysOf<BridgeEvents>({
+  overview: true,
+  startupProgress: true,
+  leaderEvent: true,
+  watchEvents: true,
+  traces: true,
+  snapshotProgress: true,
+  restoreProgress: true,
+  terminalData: true,
+  terminalExit: true,
+  logLines: true,
+});
 
 /** The IPC channel each call travels on. */
 export function channelFor(name: BridgeCallName): string {

@@ -7,14 +7,14 @@
 
 import { RESOURCES, collectionPath, isAlreadyExists, isNotFound, objectKey, objectPath, type ControllerContext } from '../../../client/kube';
 import { clone, isTerminal, runQueue } from '../common';
-import { controllerRef } from '../replicaset/controller';
+import { controllerRef, rfc3339 } from '../metav1';
 import type { Deployment, Pod, ReplicaSet } from '../types';
 import { controllerOf } from '../types';
 import { computeHash } from './podTemplateHash';
 import { activeOnly, desiredReplicasAnnotation, isRollingUpdate, maxSurge, newRSNewReplicas, setReplicasAnnotations } from './replicas';
 import { POD_TEMPLATE_HASH, REVISION, byRevision, equalIgnoreHash, findNewReplicaSet, maxRevision, setDeploymentRevision, setNewReplicaSetAnnotations } from './revision';
 import { planOldScaleDown, planScale } from './rolling';
-import { REASON, calculateStatus, deploymentComplete, getCondition, hasProgressDeadline, newCondition, rfc3339, rolloutStatus, setCondition, statusEqual } from './status';
+import { REASON, calculateStatus, deploymentComplete, getCondition, hasProgressDeadline, newCondition, rolloutStatus, setCondition, statusEqual } from './status';
 
 export function startDeploymentController(ctx: ControllerContext): void {
   const rest = ctx.clients.rest;

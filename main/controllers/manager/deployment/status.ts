@@ -3,6 +3,7 @@
 // minimum availability, Progressing with kube's reasons and messages so that
 // `kubectl rollout status` reads it as kube's own.
 
+import { rfc3339 } from '../metav1';
 import type { Condition, Deployment, DeploymentStatus, ReplicaSet } from '../types';
 import { actualSum, availableSum, maxUnavailable, readySum, specSum } from './replicas';
 
@@ -117,11 +118,6 @@ export function rolloutStatus(allRSs: (ReplicaSet | undefined)[], newRS: Replica
     }
   }
   return s;
-}
-
-/** metav1.Time's wire form: RFC 3339 at second precision. */
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /** Go's reflect.DeepEqual on the JSON forms, absent and undefined alike. */

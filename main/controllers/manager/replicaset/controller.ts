@@ -6,8 +6,8 @@
 
 import { RESOURCES, collectionPath, objectKey, objectPath, isNotFound, type ControllerContext } from '../../../client/kube';
 import { isActive, isPodAvailable, isPodReady, runQueue, selectorMatches } from '../common';
-import { rfc3339 } from '../deployment/status';
-import type { OwnerReference, Pod, ReplicaSet } from '../types';
+import { controllerRef, rfc3339 } from '../metav1';
+import type { Pod, ReplicaSet } from '../types';
 import { controllerOf } from '../types';
 import { Expectations } from './expectations';
 import { podsToDelete } from './podsToDelete';
@@ -15,10 +15,6 @@ import { calculateRSStatus, rsStatusEqual } from './status';
 
 /** kube's burstReplicas: at most this many creations or deletions per sync. */
 const BURST = 500;
-
-export function controllerRef(owner: { metadata: { name?: string; uid?: string } }, apiVersion: string, kind: string): OwnerReference {
-  return { apiVersion, kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
-}
 
 /** slowStartBatch: 1, 2, 4, … at a time; stops at the first batch with a failure. Returns successes and the first error. */
 export async function slowStartBatch(count: number, fn: () => Promise<void>, initial = 1): Promise<{ ok: number; error?: unknown }> {
