@@ -28,7 +28,7 @@ import { filterClientAuthority } from './http2/authorityFilter';
 import type { ServiceImplementations } from './jsonGateway';
 import { routeByPreface } from './protocolSniffer';
 import { maxGrpcMessageBytes } from './requestLimits';
-import { LeaderMonitor } from './streamCall';
+import { LeaderMonitor } from './leaderMonitor';
 import { watchService } from './watchService';
 import { alpnRoute, createClientTlsServer, type ClientTlsOptions } from './tlsTermination';
 import type { ServiceContext } from './unaryCall';
