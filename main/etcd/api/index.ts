@@ -13,7 +13,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
-import type { EtcdServer } from '../server/types';
+import type { EtcdServer } from './etcdServer';
 import { clusterService } from './clusterService';
 import { ConnectionTracker } from './connectionTracker';
 import { GrpcMetrics } from './grpcMetrics';

@@ -6,7 +6,7 @@
 
 import type { Metadata } from '@grpc/grpc-js';
 import { Errors } from '../errors';
-import type { EtcdServer } from '../server/types';
+import type { EtcdServer } from './etcdServer';
 import { toGrpcFailure } from './grpcStatus';
 
 /**

@@ -6,7 +6,7 @@
 
 import type { handleUnaryCall } from '@grpc/grpc-js';
 import { Errors, GrpcCode } from '../errors';
-import type { EtcdServer } from '../server/types';
+import type { EtcdServer } from './etcdServer';
 import type { GrpcMetrics } from './grpcMetrics';
 import { toGrpcFailure } from './grpcStatus';
 import { requiresLeader, type LeaderMonitor } from './leaderMonitor';

@@ -3,4 +3,5 @@
 export { startMember, Member } from './startMember';
 export { computeMemberId, computeClusterId, idToHex } from './ids';
 export { walDir, snapDir } from './dataDir';
-export type { MemberConfig, EtcdServer, MemberInfo, StatusInfo } from './types';
+export type { MemberConfig } from './memberConfig';
+export type { EtcdServer, MemberInfo, StatusInfo } from '../api/etcdServer';

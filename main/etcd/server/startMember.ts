@@ -17,7 +17,7 @@ import { RaftLoop, SNAPSHOT_CATCH_UP_ENTRIES } from './raftLoop';
 import { StateMachine } from './stateMachine';
 import { minLeaseTtl } from '../lease/lessor';
 import { EXPIRY_CHECK_MS } from '../lease/leaseRequests';
-import type { MemberConfig } from './types';
+import type { MemberConfig } from './memberConfig';
 import { loadTlsFiles } from './tlsFiles';
 import { startAutoCompactor } from './autoCompactor';
 
