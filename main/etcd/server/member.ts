@@ -23,7 +23,7 @@ import type {
   TxnResult,
 } from '../mvcc/types';
 import type { HardState, MemberId, ReadState, SoftState } from '../raft/types';
-import { captureSnapshotBody } from '../snapshot/capture';
+import { captureSnapshotBody } from './snapshotCapture';
 import { DbSpace } from './dbSpace';
 import { COST_LEASE, costPut, costTxn, formatAlarm, quotaAvailable } from './alarms';
 import { LeaseRequests } from '../lease/leaseRequests';
