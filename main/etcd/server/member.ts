@@ -366,6 +366,8 @@ export class Member implements EtcdServer {
     return this.header(revision);
   }
 
+  // ---- Quota, learner and leader state, health, publish
+
   /**
    * etcd's quotaAlarmer.check: when the allocated size plus the request's
    * cost reaches --quota-backend-bytes, raise NOSPACE for this member
