@@ -9,7 +9,8 @@
 //   - failed validation: exit 1, "error verifying flags, ... See 'etcd --help'.".
 
 import { parseGoDurationMs, parseGoDurationStrict } from '../common/goDuration';
-import type { MemberConfig, TlsFiles } from '../etcd/server/types';
+import type { MemberConfig } from '../etcd/server/memberConfig';
+import type { TlsFiles } from '../etcd/server/tlsFiles';
 import type { AutoCompactionConfig } from '../etcd/server/autoCompactor';
 
 export const DEFAULT_NAME = 'default';

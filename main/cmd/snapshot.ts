@@ -1,5 +1,5 @@
 // `pilothouse snapshot status|restore`: etcdctl 3.4's offline snapshot
-// commands for Pilothouse snapshot files (../../etcd/snapshot/format.ts),
+// commands for Pilothouse snapshot files (../etcd/snapshotFile.ts),
 // with etcdctl's flags, defaults, output and error text ("Error: …" on
 // stderr, exit code 1).
 

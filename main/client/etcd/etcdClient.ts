@@ -27,16 +27,9 @@ import { frame, GrpcCallError, type ChannelOptions, type ChannelTls, type Channe
 import { GrpcChannel } from './grpcChannel';
 import { GrpcJsChannel } from './grpcJsChannel';
 import { decodeTxnResponse, encodeTxnRequestFrame } from './etcdWire';
+import type { KeyValue, Op, RangeRequest, RangeResult, TxnResult } from './etcdTypes';
 
-/** mvccpb.KeyValue with 64-bit fields as bigint. */
-export interface KeyValue {
-  key: Buffer;
-  value: Buffer;
-  createRevision: bigint;
-  modRevision: bigint;
-  version: bigint;
-  lease: bigint;
-}
+export type { KeyValue, Op, RangeRequest, RangeResult, TxnResult } from './etcdTypes';
 
 export interface TlsFiles {
   /** --etcd-cafile */
@@ -55,34 +48,6 @@ export interface EtcdClientOptions {
   callTimeoutMs?: number;
   /** --etcd-client-transport: our own HTTP/2 client (default) or grpc-js. */
   transport?: ChannelTransport;
-}
-
-export interface RangeRequest {
-  key: Buffer | string;
-  rangeEnd?: Buffer | string;
-  limit?: number;
-  revision?: bigint;
-  countOnly?: boolean;
-  keysOnly?: boolean;
-}
-
-export interface RangeResult {
-  revision: bigint;
-  kvs: KeyValue[];
-  more: boolean;
-  count: bigint;
-}
-
-export type Op =
-  | { put: { key: string; value: Uint8Array; lease?: bigint } }
-  | { deleteRange: { key: string } }
-  | { range: RangeRequest };
-
-export interface TxnResult {
-  revision: bigint;
-  succeeded: boolean;
-  /** One per op of the branch that ran; ranges give their kvs. */
-  responses: { kvs?: KeyValue[] }[];
 }
 
 /** An etcd gRPC failure; `details` is etcd's text ("etcdserver: mvcc: required revision has been compacted"). */

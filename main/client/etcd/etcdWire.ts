@@ -22,7 +22,7 @@
 //   KeyValue     { key = 1; int64 create_revision = 2; mod_revision = 3; version = 4; value = 5; lease = 6 }
 
 import { WIRE_BYTES, WireWriter } from '../../common/protobufWire';
-import type { KeyValue, Op, RangeRequest, TxnResult } from './etcdClient';
+import type { KeyValue, Op, RangeRequest, TxnResult } from './etcdTypes';
 
 const VARINT = 0;
 const FIXED64 = 1;

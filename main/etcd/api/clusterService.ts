@@ -10,7 +10,7 @@
 import { makeClientConstructor, type ChannelCredentials, type ChannelOptions, Metadata, type Client, type ServiceError, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { clientUrlChannel } from '../../common/tlsChannel';
 import { EtcdError, Errors, GrpcCode, type GrpcCodeValue } from '../errors';
-import type { EtcdServer, MemberInfo } from '../server/types';
+import type { EtcdServer, MemberInfo } from './etcdServer';
 import { headerToWire, memberToWire } from './convert';
 import { etcdService } from '../../common/etcdProtos';
 import { unaryFor, type ServiceContext } from './unaryCall';

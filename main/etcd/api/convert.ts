@@ -1,5 +1,5 @@
 // Wire ↔ internal conversions for the KV, Cluster and Maintenance services.
-// Internal types (../mvcc/types.ts, ../server/types.ts) use camelCase, bytes as
+// Internal types (../mvcc/types.ts, ./etcdServer.ts) use camelCase, bytes as
 // Uint8Array, revisions and counts as numbers, ids as bigint; the wire types
 // (wire.ts) are proto-loader's shape. This runs on every request, so each
 // function is a flat field copy: no JSON, no reflection, no intermediate
@@ -21,7 +21,7 @@ import type {
   TxnRequest,
   TxnResult,
 } from '../mvcc/types';
-import type { MemberInfo, ResponseHeader, StatusInfo } from '../server/types';
+import type { MemberInfo, ResponseHeader, StatusInfo } from './etcdServer';
 import type {
   WireCompactionRequest,
   WireCompare,

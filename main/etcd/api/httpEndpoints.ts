@@ -7,7 +7,7 @@
 // methods, and Go's "404 page not found" for anything else.
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { EtcdServer } from '../server/types';
+import type { EtcdServer } from './etcdServer';
 import { applyCors } from './cors';
 import { gatewayRoute, serveGateway, type ServiceImplementations } from './jsonGateway';
 

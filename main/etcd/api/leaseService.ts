@@ -12,7 +12,8 @@
 import type { ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { Errors } from '../errors';
 import type { LeaseId } from '../mvcc/index';
-import type { AtLeader, EtcdServer, ResponseHeader, WithHeader } from '../server/types';
+import type { AtLeader } from '../atLeader';
+import type { EtcdServer, ResponseHeader, WithHeader } from './etcdServer';
 import { headerToWire } from './convert';
 import { LeaseForwarder, RetryableForwardError } from './leaseForwarder';
 import { bidiFor } from './streamCall';

@@ -5,14 +5,14 @@
 // Alarm (alarm list / disarm), which goes through Raft.
 // A method the server does not implement is left out (gRPC UNIMPLEMENTED).
 //
-// Snapshot streams the body of the snapshot file (../snapshot/format.ts) in
+// Snapshot streams the body of the snapshot file (../snapshotFile.ts) in
 // 32 KiB chunks {remaining_bytes, blob}, then one message whose blob is the
 // sha256 of the body and remaining_bytes 0, exactly as etcd streams its bbolt
 // file; etcdctl writes the blobs to disk in order.
 
 import type { handleServerStreamingCall, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { Errors, GrpcCode } from '../errors';
-import { sha256 } from '../snapshot/format';
+import { sha256 } from '../snapshotFile';
 import { headerToWire, statusToWire, uint64Out } from './convert';
 import { toGrpcFailure } from './grpcStatus';
 import { unaryFor, type ServiceContext } from './unaryCall';

@@ -4,7 +4,7 @@
 
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { EtcdServer } from '../server/types';
+import type { EtcdServer } from './etcdServer';
 import { clientHttpHandler } from './httpEndpoints';
 import { bindListener, parseListenUrl } from './listenUrl';
 

@@ -7,19 +7,16 @@
 //
 // Streaming services (Watch in watchService.ts, LeaseKeepAlive) register
 // through `bidiFor(ctx, service)` exactly as unary methods use `unaryFor`;
-// the client server runs one LeaderMonitor (ctx.leaders).
+// the client server runs one LeaderMonitor (leaderMonitor.ts, ctx.leaders).
 
 import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
 import { Errors, GrpcCode } from '../errors';
-import type { EtcdServer } from '../server/types';
 import { toGrpcFailure } from './grpcStatus';
-import { requiresLeader, type ServiceContext } from './unaryCall';
+import { requiresLeader } from './leaderMonitor';
+import type { ServiceContext } from './unaryCall';
 
 /** grpc status Canceled, counted when the client goes away. */
 const CANCELLED = 1;
-
-/** etcd's maxNoLeaderCnt: leaderless election timeouts before leader-bound streams end. */
-export const MAX_NO_LEADER_TICKS = 3;
 
 /**
  * Runs one stream. `ended` aborts when the stream is cut from outside, with
@@ -29,46 +26,6 @@ export const MAX_NO_LEADER_TICKS = 3;
  * the stream's status through the error table.
  */
 export type StreamHandler<Req, Res> = (call: ServerDuplexStream<Req, Res>, ended: AbortSignal) => Promise<void>;
-
-/**
- * Counts leaderless election timeouts and cuts the streams that asked for
- * a leader. One per client server; stop() on close.
- */
-export class LeaderMonitor {
-  private readonly bound = new Set<(err: ReturnType<typeof toGrpcFailure>) => void>();
-  private leaderless = 0;
-  private readonly timer: NodeJS.Timeout;
-
-  constructor(private readonly server: EtcdServer) {
-    // etcd ticks once per election timeout; never spin on a zero or missing value
-    const everyMs = Math.max(100, server.config.electionTimeout || 1000);
-    this.timer = setInterval(() => this.tick(), everyMs);
-    this.timer.unref();
-  }
-
-  /** Registers a stream's cut function; returns the unregister. */
-  watch(cut: (err: ReturnType<typeof toGrpcFailure>) => void): () => void {
-    this.bound.add(cut);
-    return () => this.bound.delete(cut);
-  }
-
-  /** One election timeout passed (exposed for tests). */
-  tick(): void {
-    if (this.server.hasLeader()) {
-      this.leaderless = 0;
-      return;
-    }
-    if (++this.leaderless < MAX_NO_LEADER_TICKS) return;
-    this.leaderless = 0;
-    const cuts = [...this.bound];
-    this.bound.clear();
-    for (const cut of cuts) cut(toGrpcFailure(Errors.noLeader()));
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-}
 
 export function bidiFor(ctx: ServiceContext, service: string) {
   const { server, metrics, leaders } = ctx;

@@ -4,19 +4,19 @@
 // none, run the handler, map a failure through the one error table, count
 // the outcome. Handlers themselves are validate → delegate → convert.
 
-import type { handleUnaryCall, Metadata } from '@grpc/grpc-js';
+import type { handleUnaryCall } from '@grpc/grpc-js';
 import { Errors, GrpcCode } from '../errors';
-import type { EtcdServer } from '../server/types';
+import type { EtcdServer } from './etcdServer';
 import type { GrpcMetrics } from './grpcMetrics';
 import { toGrpcFailure } from './grpcStatus';
-import type { LeaderMonitor } from './streamCall';
+import { requiresLeader, type LeaderMonitor } from './leaderMonitor';
 import type { ClientTlsOptions } from './tlsTermination';
 
 /** What every service module gets. */
 export interface ServiceContext {
   server: EtcdServer;
   metrics: GrpcMetrics;
-  /** Cuts leader-bound streams after the leader is lost (streamCall.ts). */
+  /** Cuts leader-bound streams after the leader is lost (leaderMonitor.ts). */
   leaders: LeaderMonitor;
   /**
    * The client port's TLS (--cert-file/--key-file/--trusted-ca-file), also
@@ -24,16 +24,6 @@ export interface ServiceContext {
    * URL (lease forwarding), as etcd's own gateway dials with it.
    */
   forwardTls?: ClientTlsOptions;
-}
-
-/**
- * clientv3.WithRequireLeader sets metadata `hasleader: true` (etcdctl watch,
- * lease keep-alive, the API server's watches); etcd then answers "no leader"
- * at once instead of letting the call hang on a leaderless member.
- */
-export function requiresLeader(md: Metadata): boolean {
-  const v = md.get('hasleader');
-  return v.length > 0 && v[0] === 'true';
 }
 
 /** Which requests a learner answers (etcd's isRPCSupportedForLearner). */

@@ -16,7 +16,7 @@
 
 import { Errors } from '../errors';
 import type { LeaseId } from '../mvcc/index';
-import type { AtLeader, LeaseTimeToLive } from '../server/types';
+import type { AtLeader } from '../atLeader';
 import { LEASE_REVOKE_RATE, type Lessor } from './lessor';
 import type { LeaseGrantRequest, LeaseRevokeRequest } from './leaseApply';
 
@@ -24,6 +24,15 @@ import type { LeaseGrantRequest, LeaseRevokeRequest } from './leaseApply';
 export const EXPIRY_CHECK_MS = 500;
 /** How often a waiting keep-alive looks again (leader known? lease revoked?). */
 const POLL_MS = 50;
+
+/** A lease's remaining and granted TTL, as LeaseTimeToLive answers it. */
+export interface LeaseTimeToLive {
+  id: LeaseId;
+  /** Whole seconds left (truncated). */
+  ttl: number;
+  grantedTtl: number;
+  keys: Uint8Array[];
+}
 
 /** What the lease requests need from the member. */
 export interface LeaseMemberView {

@@ -17,32 +17,8 @@
 
 import { Errors } from '../errors';
 import type { PutRequest, RequestOp, TxnRequest } from '../mvcc/types';
+import { AlarmAction, AlarmType, type AlarmMember, type AlarmRequest } from '../api/etcdServer';
 import type { MemberId } from '../raft/types';
-
-/** etcdserverpb.AlarmType. */
-export enum AlarmType {
-  None = 0,
-  NoSpace = 1,
-  Corrupt = 2,
-}
-
-/** etcdserverpb.AlarmRequest.AlarmAction. */
-export enum AlarmAction {
-  Get = 0,
-  Activate = 1,
-  Deactivate = 2,
-}
-
-export interface AlarmRequest {
-  action: AlarmAction;
-  memberId: MemberId;
-  alarm: AlarmType;
-}
-
-export interface AlarmMember {
-  memberId: MemberId;
-  alarm: AlarmType;
-}
 
 /** As the snapshot stores them: ids as decimal strings (JSON). */
 export type AlarmsSnapshot = { memberId: string; alarm: number }[];

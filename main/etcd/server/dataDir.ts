@@ -19,7 +19,7 @@ import { computeClusterId, computeMemberId } from './ids';
 import { encodeMemberContext } from './membership';
 import { joinExistingCluster } from './joinCluster';
 import type { PeerTlsOptions } from './transport/index';
-import type { MemberConfig } from './types';
+import type { MemberConfig } from './memberConfig';
 
 export interface OpenedDataDir {
   id: MemberId;

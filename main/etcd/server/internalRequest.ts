@@ -16,7 +16,7 @@ import type {
   TxnRequest,
 } from '../mvcc/types';
 import type { MemberId } from '../raft/types';
-import type { AlarmRequest } from './alarms';
+import type { AlarmRequest } from '../api/etcdServer';
 import type { LeaseGrantRequest, LeaseRevokeRequest } from '../lease/leaseApply';
 
 export interface MemberAttrSet {

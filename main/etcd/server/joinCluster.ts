@@ -15,7 +15,7 @@
 import type { MemberId } from '../raft/types';
 import { fetchClusterView, type ClusterMember, type ClusterView } from './transport/clusterMembers';
 import type { PeerTlsOptions } from './transport/index';
-import type { MemberConfig } from './types';
+import type { MemberConfig } from './memberConfig';
 
 /** How long one peer URL gets to answer (etcd: the peer round-tripper's timeout). */
 const FETCH_TIMEOUT_MS = 2000;

@@ -1,19 +1,36 @@
 // One running etcd member: the EtcdServer the gRPC layer calls, on top of the
 // Raft loop (raftLoop.ts) and the state machine (stateMachine.ts).
+// startMember.ts builds and starts it; stop() shuts it down.
 //
 // Writes go through the proposal pipeline (proposals.ts): a waiter per
 // request id, resolved when the entry is applied. Reads: serializable from
 // local state at once; linearizable after a batched ReadIndex round
 // (linearizableReads.ts).
 //
+// Maintenance calls are answered by maintenance.ts.
+//
 // Time: one interval per member ticks Raft and checks every deadline.
 
 import type { Registry } from 'prom-client';
+import {
+  AlarmAction,
+  AlarmType,
+  type AlarmMember,
+  type AlarmRequest,
+  type EtcdServer,
+  type MemberInfo,
+  type ResponseHeader,
+  type StatusInfo,
+  type WithHeader,
+} from '../api/etcdServer';
+import type { AtLeader } from '../atLeader';
 import { Errors } from '../errors';
+import { LeaseRequests, type LeaseTimeToLive } from '../lease/leaseRequests';
 import type {
   CompactionRequest,
   DeleteRangeRequest,
   DeleteRangeResult,
+  LeaseId,
   PutRequest,
   PutResult,
   RangeRequest,
@@ -22,29 +39,24 @@ import type {
   TxnRequest,
   TxnResult,
 } from '../mvcc/types';
-import type { HardState, MemberId, ReadState, SoftState } from '../raft/types';
-import { captureSnapshotBody } from '../snapshot/capture';
+import type { ConfChange, HardState, MemberId, ReadState, SoftState } from '../raft/types';
+import { WatchableStore } from '../watch/watchableStore';
+import { registerWatchMetrics } from '../watch/watchMetrics';
+import { COST_LEASE, costPut, costTxn, quotaAvailable } from './alarms';
 import { DbSpace } from './dbSpace';
-import { AlarmAction, AlarmType, COST_LEASE, costPut, costTxn, formatAlarm, quotaAvailable, type AlarmMember, type AlarmRequest } from './alarms';
-import { LeaseRequests } from '../lease/leaseRequests';
-import type { LeaseId } from '../mvcc/types';
 import { IdGenerator } from './idGenerator';
 import { idToHex } from './ids';
 import { LinearizableReads } from './linearizableReads';
+import { Maintenance } from './maintenance';
+import type { MemberConfig } from './memberConfig';
+import { MembershipChanges, PeerActivity } from './membershipChanges';
 import type { MemberMetrics } from './metrics';
+import { Proposals, type RequestBody } from './proposals';
 import type { RaftLoop } from './raftLoop';
 import type { StateMachine } from './stateMachine';
-import type { AtLeader, EtcdServer, LeaseTimeToLive, MemberConfig, MemberInfo, ResponseHeader, StatusInfo, WithHeader } from './types';
-import { Proposals, type RequestBody } from './proposals';
-import { WatchableStore } from '../watch/watchableStore';
-import { registerWatchMetrics } from '../watch/watchMetrics';
-import { MembershipChanges, PeerActivity } from './membershipChanges';
-import type { ConfChange } from '../raft/types';
 
 /** Resend period of a ReadIndex that got no answer (etcd 3.5 readIndexRetryTime). */
 const READ_INDEX_RETRY_MS = 500;
-export const SERVER_VERSION = '3.4.23';
-
 
 function isReadOnlyOps(ops: RequestOp[]): boolean {
   return ops.every((op) => 'range' in op || ('txn' in op && isReadOnlyTxn(op.txn)));
@@ -54,8 +66,21 @@ export function isReadOnlyTxn(t: TxnRequest): boolean {
   return isReadOnlyOps(t.success) && isReadOnlyOps(t.failure);
 }
 
-export class MemberCore implements EtcdServer {
+export class Member implements EtcdServer {
   readonly metrics: Registry;
+  /** Resolves once this member's attributes are published (it then serves like etcd's ReadyNotify). */
+  ready: Promise<void> = Promise.resolve();
+  clientPorts: number[] = [];
+  peerPorts: number[] = [];
+  /**
+   * Resolves once the member has stopped, whether stop() was called or it
+   * stopped itself after a fatal error (a failed WAL write): a process
+   * hosting it should then exit, as etcd does.
+   */
+  readonly closed: Promise<void>;
+  private markClosed: () => void = () => {};
+  private stopping?: Promise<void>;
+  private stopFn: () => Promise<void> = async () => {};
   private readonly proposals: Proposals;
   private readonly reads: LinearizableReads;
   private readonly ids: IdGenerator;
@@ -71,6 +96,7 @@ export class MemberCore implements EtcdServer {
   /** Whether the stream to a peer is up (startMember points it at the transport). */
   isPeerActive: (id: MemberId) => boolean = () => false;
   private readonly peerActivity = new PeerActivity();
+  private readonly maintenance: Maintenance;
 
   constructor(
     readonly config: MemberConfig,
@@ -82,6 +108,7 @@ export class MemberCore implements EtcdServer {
     initialHardState: HardState,
     private readonly log: (line: string) => void,
   ) {
+    this.closed = new Promise((resolve) => (this.markClosed = resolve));
     this.metrics = memberMetrics.registry;
     this.term = initialHardState.term;
     this.ids = new IdGenerator(id, Date.now());
@@ -133,6 +160,34 @@ export class MemberCore implements EtcdServer {
     this.watches = new WatchableStore(sm);
     sm.restoreListeners.push(() => this.watches.reattach());
     registerWatchMetrics(memberMetrics.registry, this.watches);
+    this.maintenance = new Maintenance({
+      id,
+      clusterId,
+      loop,
+      sm,
+      space: this.space,
+      term: () => this.term,
+      header: (revision) => this.header(revision),
+      propose: (body) => this.propose(body),
+      isStopped: () => this.stopped,
+      requestTimeoutMs: this.reqTimeoutMs,
+      heartbeatMs: config.heartbeatInterval,
+    });
+  }
+
+  // ---- lifecycle
+
+  /** Graceful: no new requests, pending ones fail with "server stopped", then Raft, transport and WAL close. */
+  stop(): Promise<void> {
+    return (this.stopping ??= this.stopFn().finally(() => this.markClosed()));
+  }
+
+  /** @internal used by startMember only */
+  setLifecycle(stopFn: () => Promise<void>, ready: Promise<void>, clientPorts: number[], peerPorts: number[]): void {
+    this.stopFn = stopFn;
+    this.ready = ready;
+    this.clientPorts = clientPorts;
+    this.peerPorts = peerPorts;
   }
 
   // ---- hooks from the Raft loop
@@ -291,61 +346,17 @@ export class MemberCore implements EtcdServer {
     return this.proposals.proposeConfChange(cc, requestId) as Promise<MemberInfo[]>;
   }
 
-  async status(): Promise<WithHeader<StatusInfo>> {
-    const lead = this.loop.lead;
-    const sizes = this.space.sizes();
-    const self = this.sm.membership.get(this.id);
-    return {
-      header: this.header(this.sm.store.currentRevision),
-      result: {
-        version: SERVER_VERSION,
-        dbSize: sizes.dbSize,
-        dbSizeInUse: sizes.dbSizeInUse,
-        leader: lead,
-        raftIndex: this.loop.committed,
-        raftTerm: this.term,
-        raftAppliedIndex: this.loop.applied,
-        errors: [...(lead === 0n ? [Errors.noLeader().message] : []), ...this.sm.alarms.get().map(formatAlarm)],
-        isLearner: self?.isLearner ?? false,
-      },
-    };
-  }
+  // ---- Maintenance (./maintenance.ts)
 
-  // ---- Maintenance (etcd v3rpc/maintenance.go); all local, no Raft
+  readonly status = (): Promise<WithHeader<StatusInfo>> => this.maintenance.status();
+  readonly hash = (): Promise<WithHeader<number>> => this.maintenance.hash();
+  readonly hashKV = (revision: number): Promise<WithHeader<{ hash: number; compactRevision: number }>> => this.maintenance.hashKV(revision);
+  readonly snapshotBody = (): Promise<Uint8Array> => this.maintenance.snapshotBody();
+  readonly defragment = (): Promise<WithHeader<void>> => this.maintenance.defragment();
+  readonly moveLeader = (target: MemberId): Promise<WithHeader<void>> => this.maintenance.moveLeader(target);
+  readonly alarm = (req: AlarmRequest): Promise<WithHeader<AlarmMember[]>> => this.maintenance.alarm(req);
 
-  async hash(): Promise<WithHeader<number>> {
-    return { header: this.header(this.sm.store.currentRevision), result: this.sm.store.hash() };
-  }
-
-  async hashKV(revision: number): Promise<WithHeader<{ hash: number; compactRevision: number }>> {
-    const r = this.sm.store.hashKV(revision);
-    return { header: this.header(r.revision), result: { hash: r.hash, compactRevision: r.compactRevision } };
-  }
-
-  async snapshotBody(): Promise<Uint8Array> {
-    if (this.stopped) throw Errors.stopped();
-    return captureSnapshotBody(this.sm, this.clusterId, this.id);
-  }
-
-  async defragment(): Promise<WithHeader<void>> {
-    this.space.defragment();
-    return { header: this.header(this.sm.store.currentRevision), result: undefined };
-  }
-
-  /** etcd's MoveLeader: leader only; the target must be a voting member; polled every heartbeat until it leads. */
-  async moveLeader(target: MemberId): Promise<WithHeader<void>> {
-    if (!this.loop.isLeader) throw Errors.notLeader();
-    const m = this.sm.membership.get(target);
-    if (m === undefined || m.isLearner) throw Errors.badLeaderTransferee();
-    this.loop.transferLeaderTo(target);
-    const deadline = Date.now() + this.reqTimeoutMs;
-    while (this.loop.lead !== target) {
-      if (this.stopped) throw Errors.stopped();
-      if (Date.now() >= deadline) throw Errors.timeoutLeaderTransfer();
-      await new Promise((r) => setTimeout(r, this.config.heartbeatInterval));
-    }
-    return { header: this.header(this.sm.store.currentRevision), result: undefined };
-  }
+  // ---- Watch
 
   watchable(): WatchableStore {
     return this.watches;
@@ -355,10 +366,7 @@ export class MemberCore implements EtcdServer {
     return this.header(revision);
   }
 
-  async alarm(req: AlarmRequest): Promise<WithHeader<AlarmMember[]>> {
-    const result = (await this.propose({ alarm: req })) as AlarmMember[];
-    return { header: this.header(this.sm.store.currentRevision), result };
-  }
+  // ---- Quota, learner and leader state, health, publish
 
   /**
    * etcd's quotaAlarmer.check: when the allocated size plus the request's

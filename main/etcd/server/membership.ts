@@ -4,7 +4,7 @@
 // sets a member's name and client URLs. Kept inside snapshots.
 
 import type { MemberId } from '../raft/types';
-import type { MemberInfo } from './types';
+import type { MemberInfo } from '../api/etcdServer';
 
 /** What a ConfChange entry's context carries (etcd: the JSON of membership.Member). */
 export interface MemberContext {

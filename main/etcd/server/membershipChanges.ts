@@ -20,7 +20,8 @@ import { Errors } from '../errors';
 import { ConfChangeType, type ConfChange, type Index, type MemberId } from '../raft/types';
 import { computeMemberId } from './ids';
 import type { Membership, MemberContext } from './membership';
-import type { AtLeader, MemberInfo } from './types';
+import type { AtLeader } from '../atLeader';
+import type { MemberInfo } from '../api/etcdServer';
 
 /** etcd's maxLearners. */
 export const MAX_LEARNERS = 1;

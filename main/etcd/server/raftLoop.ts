@@ -1,5 +1,6 @@
 // The one place that drives Raft (etcd: etcdserver/raft.go raftNode.start
-// plus server.go applyAll), in the order the Ready contract demands:
+// plus server.go applyAll), in the order the Ready contract demands (what an
+// applied entry does is applier.ts):
 //   persist (snapshot, entries, hard state; one fsync per Ready) → send →
 //   apply (snapshot, then committed entries) → advance → maybe snapshot,
 // except that already-committed entries are applied during the fsync (below).
@@ -13,15 +14,11 @@
 // still commits only once a quorum has it durable.
 
 import { ErrCompacted } from '../raft/errors';
-import { decodeConfChange } from '../raft/index';
 import {
-  ConfChangeType,
   EntryType,
+  type ConfChange,
   MessageType,
   StateType,
-  type ConfChange,
-  type ConfState,
-  type Entry,
   type HardState,
   type Index,
   type MemberId,
@@ -33,11 +30,11 @@ import {
 import type { RaftNode } from '../raft/config';
 import type { MemoryStorage } from '../raft/memoryStorage';
 import type { Snapshotter, Wal } from '../wal/index';
+import { Applier, type ApplierHooks, type PeerMembership } from './applier';
 import { idToHex } from './ids';
-import { decodeMemberContext } from './membership';
-import { decodeChangeContext, noOpConfChange, replayedConfChange, validateConfChange, type LearnerProgress } from './membershipChanges';
+import type { LearnerProgress } from './membershipChanges';
 import type { MemberMetrics } from './metrics';
-import type { ApplyOutcome, StateMachine } from './stateMachine';
+import type { StateMachine } from './stateMachine';
 
 /** Old log entries kept after a snapshot so slow followers catch up from the log (etcd: 5000). */
 export const SNAPSHOT_CATCH_UP_ENTRIES = 5000;
@@ -46,23 +43,17 @@ const MAX_SNAPSHOT_FILES = 5;
 /** Ready cycles per turn before yielding to the event loop. */
 const MAX_CYCLES_PER_TURN = 64;
 
-export interface PeerLinks {
+export interface PeerLinks extends PeerMembership {
   send(msgs: readonly Message[]): void;
-  addPeer(id: MemberId, urls: string[]): void;
-  updatePeer(id: MemberId, urls: string[]): void;
-  removePeer(id: MemberId): void;
 }
 
-export interface RaftLoopHooks {
+export interface RaftLoopHooks extends ApplierHooks {
   onLeaderChange(previous: MemberId, soft: SoftState): void;
   onReadStates(states: ReadState[]): void;
   onHardState(hs: HardState): void;
   onApplied(index: Index): void;
-  onOutcome(outcome: ApplyOutcome): void;
   /** A persistence failure: the member cannot go on safely. */
   onFatal(err: Error): void;
-  /** This member applied its own removal: it must stop (etcd exits). */
-  onRemovedSelf?(): void;
 }
 
 export interface RaftLoopOptions {
@@ -81,12 +72,11 @@ export interface RaftLoopOptions {
 }
 
 export class RaftLoop {
-  applied: Index;
   snapshotIndex: Index;
   committed: Index;
   lead: MemberId = 0n;
   isLeader = false;
-  private confState: ConfState;
+  private readonly applier: Applier;
   private running?: Promise<void>;
   private scheduled = false;
   private stopped = false;
@@ -94,10 +84,14 @@ export class RaftLoop {
 
   constructor(private readonly o: RaftLoopOptions) {
     const snap = o.storage.snapshot();
-    this.applied = snap.metadata.index;
+    this.applier = new Applier(o, snap);
     this.snapshotIndex = snap.metadata.index;
-    this.confState = snap.metadata.confState;
     this.committed = o.storage.initialState().hardState.commit;
+  }
+
+  /** The last entry applied to the state machine. */
+  get applied(): Index {
+    return this.applier.applied;
   }
 
   /** Schedules a Ready cycle on a later turn, so that work arriving meanwhile joins it. */
@@ -243,11 +237,8 @@ export class RaftLoop {
 
   /** Replaces the state machine by a snapshot's (at start, or a follower far behind). */
   restoreSnapshot(snap: Snapshot): void {
-    this.o.sm.restore(snap.data);
-    this.applied = snap.metadata.index;
+    this.applier.restore(snap);
     this.snapshotIndex = snap.metadata.index;
-    this.confState = snap.metadata.confState;
-    this.reconcilePeers();
   }
 
   private async run(): Promise<void> {
@@ -282,7 +273,7 @@ export class RaftLoop {
     // change waits for the disk, as etcd's apply waits on notifyc for them.
     const applyEarly = !snap && !rd.committedEntries.some((e) => e.type === EntryType.ConfChange);
     if (applyEarly && rd.committedEntries.length > 0) {
-      this.apply(rd.committedEntries);
+      this.applier.apply(rd.committedEntries);
       this.notifyApplied();
     }
     if (snap) {
@@ -307,7 +298,7 @@ export class RaftLoop {
       this.o.log(`applied incoming snapshot at index ${snap.metadata.index}`);
     }
     if (!applyEarly && rd.committedEntries.length > 0) {
-      this.apply(rd.committedEntries);
+      this.applier.apply(rd.committedEntries);
       this.notifyApplied();
     }
     node.advance(rd);
@@ -325,85 +316,12 @@ export class RaftLoop {
     this.o.hooks.onLeaderChange(previous, soft);
   }
 
-  private apply(entries: Entry[]): void {
-    for (const e of entries) {
-      if (e.index <= this.applied) continue;
-      if (e.type === EntryType.ConfChange) {
-        this.applyConfChange(e);
-      } else {
-        let outcome: ApplyOutcome | undefined;
-        try {
-          outcome = this.o.sm.applyNormal(e.index, e.data);
-        } catch (err) {
-          // An entry that does not decode is skipped on every member alike.
-          this.o.log(`failed to apply entry ${e.index}: ${(err as Error).message}`);
-        }
-        if (outcome) this.o.hooks.onOutcome(outcome);
-      }
-      this.applied = e.index;
-    }
-    this.o.metrics.proposalsApplied.set(this.applied);
-  }
-
-  private applyConfChange(e: Entry): void {
-    const cc = decodeConfChange(e.data);
-    const { membership } = this.o.sm;
-    const replay = e.index <= this.o.sm.consistentIndex;
-    // etcd's ValidateConfigurationChange, at apply on every member: a rejected change is a no-op for Raft too.
-    const rejected = replay ? undefined : validateConfChange(membership, cc);
-    // Raft must see every ConfChange, even one whose effect the state already holds.
-    this.confState = this.o.node.applyConfChange(
-      rejected ? noOpConfChange(cc) : replay ? replayedConfChange(membership, cc) : cc,
-    );
-    if (!this.o.sm.markApplied(e.index)) return;
-    const requestId = decodeChangeContext(cc.context).requestId;
-    if (rejected) {
-      this.o.log(`rejected membership change for ${idToHex(cc.nodeId)}: ${rejected.message}`);
-      if (requestId !== undefined) this.o.hooks.onOutcome({ id: requestId, error: rejected });
-      return;
-    }
-    const { peers, localId } = this.o;
-    switch (cc.type) {
-      case ConfChangeType.AddNode:
-      case ConfChangeType.AddLearnerNode: {
-        const m = decodeMemberContext(cc.context);
-        membership.add({ ...m, id: cc.nodeId, isLearner: cc.type === ConfChangeType.AddLearnerNode });
-        if (cc.nodeId !== localId) peers.addPeer(cc.nodeId, m.peerUrls);
-        const promoted = decodeChangeContext(cc.context).isPromote === true;
-        const urls = m.peerUrls.join(',');
-        this.o.log(promoted ? `promoted learner member ${idToHex(cc.nodeId)} [${urls}] in cluster` : `added member ${idToHex(cc.nodeId)} [${urls}] to cluster`);
-        break;
-      }
-      case ConfChangeType.RemoveNode:
-        membership.remove(cc.nodeId);
-        if (cc.nodeId !== localId) peers.removePeer(cc.nodeId);
-        else this.o.log('the member has been permanently removed from the cluster');
-        this.o.log(`removed member ${idToHex(cc.nodeId)} from cluster`);
-        break;
-      case ConfChangeType.UpdateNode: {
-        const m = decodeMemberContext(cc.context);
-        membership.updatePeerUrls(cc.nodeId, m.peerUrls);
-        if (cc.nodeId !== localId) peers.updatePeer(cc.nodeId, m.peerUrls);
-        break;
-      }
-    }
-    if (requestId !== undefined) this.o.hooks.onOutcome({ id: requestId, value: membership.list() });
-    if (cc.type === ConfChangeType.RemoveNode && cc.nodeId === localId) this.o.hooks.onRemovedSelf?.();
-  }
-
-  /** Points the transport at exactly the members the (restored) membership holds. */
-  private reconcilePeers(): void {
-    for (const m of this.o.sm.membership.list()) {
-      if (m.id !== this.o.localId) this.o.peers.addPeer(m.id, m.peerUrls);
-    }
-  }
-
   /** etcd's triggerSnapshot: every snapshotCount applied entries. */
   private async maybeSnapshot(): Promise<void> {
     if (this.applied - this.snapshotIndex <= this.o.snapshotCount) return;
     const { storage, snapshotter, wal, sm } = this.o;
     const index = this.applied;
-    const snap = storage.createSnapshot(index, this.confState, sm.snapshotData());
+    const snap = storage.createSnapshot(index, this.applier.confState, sm.snapshotData());
     await snapshotter.save(snap);
     await wal.saveSnapshot({ index, term: snap.metadata.term });
     this.snapshotIndex = index;

@@ -11,47 +11,18 @@ import { SnapshotStatus, type Logger, type MemberId } from '../raft/types';
 import { PeerTransport } from './transport/index';
 import { initialMembers, openDataDir } from './dataDir';
 import { idToHex } from './ids';
-import { MemberCore } from './member';
+import { Member } from './member';
 import { MemberMetrics } from './metrics';
 import { RaftLoop, SNAPSHOT_CATCH_UP_ENTRIES } from './raftLoop';
 import { StateMachine } from './stateMachine';
 import { minLeaseTtl } from '../lease/lessor';
 import { EXPIRY_CHECK_MS } from '../lease/leaseRequests';
-import type { MemberConfig } from './types';
+import type { MemberConfig } from './memberConfig';
 import { loadTlsFiles } from './tlsFiles';
 import { startAutoCompactor } from './autoCompactor';
 
 /** raft's MaxSizePerMsg for appends, etcd's value (etcdserver/raft.go maxSizePerMsg). */
 const MAX_SIZE_PER_MSG = 1024 * 1024;
-
-export class Member extends MemberCore {
-  /** Resolves once this member's attributes are published (it then serves like etcd's ReadyNotify). */
-  ready: Promise<void> = Promise.resolve();
-  clientPorts: number[] = [];
-  peerPorts: number[] = [];
-  private stopping?: Promise<void>;
-  private stopFn: () => Promise<void> = async () => {};
-  private markClosed: () => void = () => {};
-  /**
-   * Resolves once the member has stopped, whether stop() was called or it
-   * stopped itself after a fatal error (a failed WAL write): a process
-   * hosting it should then exit, as etcd does.
-   */
-  readonly closed: Promise<void> = new Promise((resolve) => (this.markClosed = resolve));
-
-  /** Graceful: no new requests, pending ones fail with "server stopped", then Raft, transport and WAL close. */
-  stop(): Promise<void> {
-    return (this.stopping ??= this.stopFn().finally(() => this.markClosed()));
-  }
-
-  /** @internal used by startMember only */
-  setLifecycle(stopFn: () => Promise<void>, ready: Promise<void>, clientPorts: number[], peerPorts: number[]): void {
-    this.stopFn = stopFn;
-    this.ready = ready;
-    this.clientPorts = clientPorts;
-    this.peerPorts = peerPorts;
-  }
-}
 
 function raftLogger(log: (line: string) => void): Logger {
   return { debug: () => {}, info: (m) => log(`raft: ${m}`), warn: (m) => log(`raft: ${m}`) };

@@ -3,7 +3,15 @@
 // (api/tlsTermination.ts) and the peer transport (transport/peerUrls.ts) take.
 
 import { readFileSync } from 'node:fs';
-import type { TlsFiles } from './types';
+
+/** etcd's transport.TLSInfo as flags give it: PEM file paths ('' when not given). */
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  trustedCaFile: string;
+  /** Require and verify a client certificate on inbound connections. */
+  clientCertAuth: boolean;
+}
 
 /** A certificate, key or CA file that cannot be read; etcd logs it as "etcdmain: <message>" and exits 1. */
 export class TlsFileError extends Error {

@@ -2,6 +2,6 @@
 // dir, the hash trailer check). This is the one part of the member's code
 // other programs may import: the console and `pilothouse snapshot` work on
 // snapshot files as etcdutl does, without a running member.
-export { hasHashTrailer } from './format';
+export { hasHashTrailer } from '../snapshotFile';
 export { restoreSnapshot } from './restore';
 export { formatStatusJson, formatStatusSimple, formatStatusTable, snapshotStatus } from './status';

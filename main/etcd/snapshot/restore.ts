@@ -24,7 +24,7 @@ import { computeClusterId, computeMemberId } from '../server/ids';
 import { encodeMemberContext, Membership } from '../server/membership';
 import { decodeSnapshotData, encodeSnapshotData } from '../server/snapshotData';
 import { Snapshotter, Wal } from '../wal/index';
-import { decodeSnapshotBody, verifiedBody } from './format';
+import { decodeSnapshotBody, verifiedBody } from '../snapshotFile';
 
 export interface RestoreOptions {
   snapshotPath: string;

@@ -10,7 +10,7 @@
 //   bbolt file size, which also excludes it).
 // Unlike etcdctl, the sha256 trailer is checked first.
 
-import { decodeSnapshotBody, verifiedBody } from './format';
+import { decodeSnapshotBody, verifiedBody } from '../snapshotFile';
 
 export interface SnapshotStatus {
   hash: number;

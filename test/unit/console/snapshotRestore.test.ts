@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RestoreProgress } from '../../../preload/contract';
-import { encodeSnapshotFile } from '../../../main/etcd/snapshot/format';
+import { encodeSnapshotFile } from '../../../main/etcd/snapshotFile';
 import { Membership } from '../../../main/etcd/server/membership';
 import { encodeSnapshotData } from '../../../main/etcd/server/snapshotData';
 import { clusterLayout } from '../../../main/controlplane/localCluster';

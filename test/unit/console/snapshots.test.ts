@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SnapshotProgress } from '../../../preload/contract';
-import { encodeSnapshotBody, sha256 } from '../../../main/etcd/snapshot/format';
+import { encodeSnapshotBody, sha256 } from '../../../main/etcd/snapshotFile';
 import type { MemberClient } from '../../../main/client/etcd/memberClient';
 import { SnapshotStore } from '../../../main/console/snapshots';
 

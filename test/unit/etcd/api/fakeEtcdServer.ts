@@ -13,12 +13,12 @@ import type {
 } from '../../../../main/etcd/mvcc/types';
 import type {
   EtcdServer,
-  MemberConfig,
   MemberInfo,
   ResponseHeader,
   StatusInfo,
   WithHeader,
-} from '../../../../main/etcd/server/types';
+} from '../../../../main/etcd/api/etcdServer';
+import type { MemberConfig } from '../../../../main/etcd/server/memberConfig';
 
 export const CLUSTER_ID = 15118495548433857066n; // 0xd1cf6c2ad0b8152a, > 2^63
 export const MEMBER_ID = 13668033151171901709n; // 0xbdae9bbc11dd390d

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClientServer, type ClientServerHandle } from '../../../../main/etcd/api/index';
-import { sha256 } from '../../../../main/etcd/snapshot/format';
+import { sha256 } from '../../../../main/etcd/snapshotFile';
 import { etcdctl, rawClient } from './clientHarness';
 import { FakeEtcdServer } from './fakeEtcdServer';
 

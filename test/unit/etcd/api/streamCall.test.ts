@@ -6,7 +6,8 @@ import { credentials, loadPackageDefinition, Metadata, Server, ServerCredentials
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcMetrics } from '../../../../main/etcd/api/grpcMetrics';
 import { etcdPackageDefinition, etcdService } from '../../../../main/common/etcdProtos';
-import { bidiFor, LeaderMonitor, MAX_NO_LEADER_TICKS } from '../../../../main/etcd/api/streamCall';
+import { LeaderMonitor, MAX_NO_LEADER_TICKS } from '../../../../main/etcd/api/leaderMonitor';
+import { bidiFor } from '../../../../main/etcd/api/streamCall';
 import { FakeEtcdServer } from './fakeEtcdServer';
 
 const fake = new FakeEtcdServer();

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AlarmAction, AlarmType } from '../../../../main/etcd/api/etcdServer';
 import {
-  AlarmAction,
   AlarmStore,
-  AlarmType,
   applyAlarm,
   costPut,
   costTxn,

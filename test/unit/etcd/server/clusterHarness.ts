@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MemberConfig } from '../../../../main/etcd/server/types';
+import type { MemberConfig } from '../../../../main/etcd/server/memberConfig';
 import { startMember, type Member } from '../../../../main/etcd/server/index';
 
 export interface HarnessMember {

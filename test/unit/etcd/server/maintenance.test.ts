@@ -2,7 +2,7 @@
 // HashKV agreement, the snapshot body, and the allocated/in-use size model.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DbSpace } from '../../../../main/etcd/server/dbSpace';
-import { decodeSnapshotBody } from '../../../../main/etcd/snapshot/format';
+import { decodeSnapshotBody } from '../../../../main/etcd/snapshotFile';
 import { agreedLeader, eventually, makeConfigs, putReq, start, stopAll, type HarnessMember } from './clusterHarness';
 
 describe('DbSpace', () => {

@@ -21,7 +21,8 @@ import {
 } from '../../../../main/etcd/server/membershipChanges';
 import { decodeClusterView, encodeClusterView, fetchClusterView } from '../../../../main/etcd/server/transport/clusterMembers';
 import { PeerTransport, type PeerTransportOptions } from '../../../../main/etcd/server/transport/index';
-import type { MemberConfig, MemberInfo } from '../../../../main/etcd/server/types';
+import type { MemberInfo } from '../../../../main/etcd/api/etcdServer';
+import type { MemberConfig } from '../../../../main/etcd/server/memberConfig';
 
 const url = (n: number) => `http://10.0.0.${n}:2380`;
 

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDataDir } from '../../../../main/etcd/server/dataDir';
 import { computeClusterId, computeMemberId } from '../../../../main/etcd/server/ids';
 import { StateMachine } from '../../../../main/etcd/server/stateMachine';
-import { captureSnapshotBody } from '../../../../main/etcd/snapshot/capture';
-import { decodeSnapshotBody, hasHashTrailer, sha256, verifiedBody } from '../../../../main/etcd/snapshot/format';
+import { captureSnapshotBody } from '../../../../main/etcd/server/snapshotCapture';
+import { decodeSnapshotBody, hasHashTrailer, sha256, verifiedBody } from '../../../../main/etcd/snapshotFile';
 import { restoreSnapshot } from '../../../../main/etcd/snapshot/restore';
 import {
   formatStatusJson,

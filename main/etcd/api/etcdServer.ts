@@ -1,11 +1,11 @@
-// The member's configuration (etcd's flags, parsed) and the surface the gRPC
-// services call. The API layer depends only on `EtcdServer`; the member
-// implements it. Watch, Lease, the rest of Maintenance and Cluster, and auth
-// are added here as they land (E2).
+// What the client port serves from: the EtcdServer interface the gRPC
+// services call, and the etcdserverpb messages it speaks in. The member
+// (../server/member.ts) implements it; tests drive the services with a fake.
+// The API layer depends on nothing of the server but this.
 
-import type { AutoCompactionConfig } from './autoCompactor';
 import type { Registry } from 'prom-client';
-import type { MemberId } from '../raft/types';
+import type { AtLeader } from '../atLeader';
+import type { LeaseTimeToLive } from '../lease/leaseRequests';
 import type {
   CompactionRequest,
   DeleteRangeRequest,
@@ -19,65 +19,18 @@ import type {
   TxnRequest,
   TxnResult,
 } from '../mvcc/types';
+import type { MemberId } from '../raft/types';
 import type { WatchableStore } from '../watch/watchableStore';
-import type { AlarmMember, AlarmRequest } from './alarms';
 
-/** etcd's flags, with etcd's defaults applied by the command-line parser. */
-export interface MemberConfig {
-  name: string;
-  dataDir: string;
-  listenClientUrls: string[];
-  advertiseClientUrls: string[];
-  listenPeerUrls: string[];
-  initialAdvertisePeerUrls: string[];
-  /** name → peer URLs, from --initial-cluster "m1=http://...,m2=http://...". */
-  initialCluster: Map<string, string[]>;
-  initialClusterState: 'new' | 'existing';
-  initialClusterToken: string;
-  /** Milliseconds (etcd default 100). */
-  heartbeatInterval: number;
-  /** Milliseconds (etcd default 1000). */
+/** The flags the client services read (a subset of the member's configuration). */
+export interface ClientServiceConfig {
+  /** Milliseconds: request timeouts and the leader monitor's period derive from it. */
   electionTimeout: number;
-  /** Applied entries between snapshots (etcd default 100000). */
-  snapshotCount: number;
-  /**
-   * Log entries kept behind a snapshot for slow followers (etcd's
-   * SnapshotCatchUpEntries, 5000; not a flag). Tests lower it to force
-   * catch-up by snapshot.
-   */
-  snapshotCatchUpEntries?: number;
-  /** Bytes (etcd default 2 GiB; 0 means default). */
-  quotaBackendBytes: number;
-  /** Bytes (etcd default 1.5 MiB). */
+  /** Bytes: the largest request, and (plus gRPC overhead) the largest watch reply. */
   maxRequestBytes: number;
-  /** etcd default 128. */
   maxTxnOps: number;
-  /** Optional: log lines go here (default stderr). */
-  logger?: (line: string) => void;
-  /**
-   * Milliseconds between progress notifications to progress_notify watchers
-   * (--experimental-watch-progress-notify-interval, etcd default 10 min).
-   */
+  /** Milliseconds between progress notifications to progress_notify watchers. */
   watchProgressNotifyInterval?: number;
-  /** --cors (etcd default "*"): origins allowed on the client port's HTTP endpoints; absent: ["*"]. */
-  cors?: string[];
-  /** --strict-reconfig-check (etcd default true): refuse membership changes that would risk the quorum. */
-  strictReconfigCheck?: boolean;
-  /** --cert-file, --key-file, --trusted-ca-file, --client-cert-auth; absent: no client TLS. */
-  clientTls?: TlsFiles;
-  /** --peer-cert-file, --peer-key-file, --peer-trusted-ca-file, --peer-client-cert-auth; absent: no peer TLS. */
-  peerTls?: TlsFiles;
-  /** --auto-compaction-mode / --auto-compaction-retention; absent: retention 0, no auto-compaction. */
-  autoCompaction?: AutoCompactionConfig;
-}
-
-/** etcd's transport.TLSInfo as flags give it: PEM file paths ('' when not given). */
-export interface TlsFiles {
-  certFile: string;
-  keyFile: string;
-  trustedCaFile: string;
-  /** Require and verify a client certificate on inbound connections. */
-  clientCertAuth: boolean;
 }
 
 /** etcdserverpb.ResponseHeader. */
@@ -111,15 +64,29 @@ export interface StatusInfo {
   isLearner: boolean;
 }
 
-/** An answer only the leader gives: here it is, or ask the leader at these client URLs. */
-export type AtLeader<T> = { value: T } | { forwardTo: string[] };
+/** etcdserverpb.AlarmType. */
+export enum AlarmType {
+  None = 0,
+  NoSpace = 1,
+  Corrupt = 2,
+}
 
-export interface LeaseTimeToLive {
-  id: LeaseId;
-  /** Whole seconds left (truncated). */
-  ttl: number;
-  grantedTtl: number;
-  keys: Uint8Array[];
+/** etcdserverpb.AlarmRequest.AlarmAction. */
+export enum AlarmAction {
+  Get = 0,
+  Activate = 1,
+  Deactivate = 2,
+}
+
+export interface AlarmRequest {
+  action: AlarmAction;
+  memberId: MemberId;
+  alarm: AlarmType;
+}
+
+export interface AlarmMember {
+  memberId: MemberId;
+  alarm: AlarmType;
 }
 
 export interface WithHeader<T> {
@@ -149,9 +116,9 @@ export interface EtcdServer {
   hash?(): Promise<WithHeader<number>>;
   /** etcd HashKV at `revision` (0 = current). */
   hashKV?(revision: Revision): Promise<WithHeader<{ hash: number; compactRevision: Revision }>>;
-  /** A point-in-time snapshot file body (../snapshot/format.ts), without its sha256 trailer. */
+  /** A point-in-time snapshot file body (../snapshotFile.ts), without its sha256 trailer. */
   snapshotBody?(): Promise<Uint8Array>;
-  /** Local, no Raft: shrinks the allocated size to what is in use (server/dbSpace.ts). */
+  /** Local, no Raft: shrinks the allocated size to what is in use (the member's dbSpace.ts). */
   defragment?(): Promise<WithHeader<void>>;
   /** Leader only: hands leadership to `target` and waits until it leads. */
   moveLeader?(target: MemberId): Promise<WithHeader<void>>;
@@ -179,7 +146,7 @@ export interface EtcdServer {
   /** Every lease this member knows (local, no Raft). */
   leaseLeases?(): Promise<WithHeader<LeaseId[]>>;
 
-  // Membership changes (membershipChanges.ts); optional so that test doubles
+  // Membership changes (the member's membershipChanges.ts); optional so that test doubles
   // may leave them out. Each goes through Raft as a ConfChange and answers
   // with the member list once applied.
   memberAdd?(peerUrls: string[], isLearner: boolean): Promise<WithHeader<{ member: MemberInfo; members: MemberInfo[] }>>;
@@ -200,5 +167,5 @@ export interface EtcdServer {
   health(): Promise<{ health: boolean; reason: string }>;
   /** Prometheus registry for /metrics. */
   readonly metrics: Registry;
-  readonly config: MemberConfig;
+  readonly config: ClientServiceConfig;
 }

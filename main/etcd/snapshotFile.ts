@@ -1,6 +1,8 @@
 // The snapshot file: what the Maintenance.Snapshot RPC streams and
 // `etcdctl snapshot save` writes to disk (etcd streams its bbolt file; we have
 // no bbolt file, so we define our own image of the same state).
+// The member writes it (server/snapshotCapture.ts, api/maintenanceService.ts)
+// and the offline tools read it (snapshot/), so it sits below both.
 //
 // Layout (integers big-endian):
 //

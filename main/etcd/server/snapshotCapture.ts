@@ -2,8 +2,8 @@
 // The state machine only changes inside the apply loop's synchronous steps,
 // so reading it in one synchronous call is a consistent point-in-time image.
 
-import type { StateMachine } from '../server/stateMachine';
-import { encodeSnapshotBody } from './format';
+import { encodeSnapshotBody } from '../snapshotFile';
+import type { StateMachine } from './stateMachine';
 
 export function captureSnapshotBody(sm: StateMachine, clusterId: bigint, memberId: bigint): Buffer {
   const { store } = sm;
