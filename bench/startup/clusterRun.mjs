@@ -13,7 +13,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CLI_JS } from '../etcd/common.mjs';
-import { reapOrphans, spawnTimed, stopTimed } from './timedProcess.mjs';
+import { cpuMsOf, reapOrphans, spawnTimed, stopTimed } from './timedProcess.mjs';
 
 const ETCDCTL = '/usr/bin/etcdctl';
 const POLL_MS = 20;
@@ -70,7 +70,7 @@ function rangeOnce(url, agent, timeoutMs) {
  * Starts the 3 members (dataDir/m1..m3; existing data dirs resume), times
  * each member's first linearizable read from the first spawn, checks
  * `etcdctl endpoint health`, then stops them (SIGTERM, reaped by PID).
- * Resolves with {readyMs, memberReadyMs: [..], healthOk, stop}.
+ * Resolves with {readyMs, memberReadyMs: [..], cpuMs (of the 3 at ready), healthOk, stop}.
  */
 export async function timeCluster(impl, dataDir, base, { pkiDir, boundMs = 30_000 } = {}) {
   const program = PROGRAMS[impl];
@@ -98,9 +98,10 @@ export async function timeCluster(impl, dataDir, base, { pkiDir, boundMs = 30_00
         }
       }),
     );
+    const cpuMs = procs.reduce((a, p) => a + cpuMsOf(p.pid), 0);
     const healthOk = await endpointHealth(members, pkiDir);
     const stops = await Promise.all(procs.map((p) => stopTimed(p)));
-    return { readyMs: Math.max(...memberReadyMs), memberReadyMs, healthOk, stop: { graceful: stops.every((s) => s.graceful), ms: Math.max(...stops.map((s) => s.ms)) } };
+    return { readyMs: Math.max(...memberReadyMs), memberReadyMs, cpuMs, healthOk, stop: { graceful: stops.every((s) => s.graceful), ms: Math.max(...stops.map((s) => s.ms)) } };
   } finally {
     agent.destroy();
     await Promise.all(procs.map((p) => stopTimed(p)));

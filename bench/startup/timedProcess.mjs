@@ -4,9 +4,22 @@
 // files), and stops that always end with the child reaped by its PID.
 
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const CLK_TCK = 100; // Linux USER_HZ
+
+/** utime+stime of a live process in ms (Linux /proc), NaN when it is gone. */
+export function cpuMsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
 
 /** Whether a PID names a live process (signal 0 only checks). */
 export function alive(pid) {

@@ -6,7 +6,7 @@
 
 import { join } from 'node:path';
 import { CLI_JS } from '../etcd/common.mjs';
-import { followFiles, reapOrphans, spawnTimed, stopTimed } from './timedProcess.mjs';
+import { cpuMsOf, followFiles, reapOrphans, spawnTimed, stopTimed } from './timedProcess.mjs';
 
 /** up's stdout lines, in the order it prints them. */
 export const UP_LINES = [
@@ -51,9 +51,11 @@ export async function timeUp(dataDir, portBase, { boundMs = 90_000, nodes = 3, c
     const ready = await up.waitFor(/^pilothouse: control plane ready/, boundMs);
     // The last log lines (a Lease acquired just before ready) may still be in flight.
     await new Promise((r) => setTimeout(r, 100));
+    const cpuMs = cpuAtReady(up.pid, up.lines);
     logs.stop();
     childPids = pidsOf(up.lines);
     return {
+      cpuMs,
       lines: Object.fromEntries(UP_LINES.map(([id, , re]) => [id, up.lines.find((l) => re.test(l.text))?.atMs])),
       milestones: milestones(logs.lines, nodes),
       reportedMs: Number(/in (\d+) ms/.exec(ready.text)?.[1]),
@@ -66,6 +68,18 @@ export async function timeUp(dataDir, portBase, { boundMs = 90_000, nodes = 3, c
     const orphans = await reapOrphans(childPids);
     if (orphans.length) process.stdout.write(`bench: killed ${orphans.length} processes \`up\` left behind: ${orphans.join(', ')}\n`);
   }
+}
+
+/**
+ * CPU time each process of the plane had used when `up` said ready: a
+ * figure other work on the machine barely moves, unlike the wall times.
+ */
+function cpuAtReady(upPid, lines) {
+  const named = { up: upPid };
+  for (const l of lines) for (const m of l.text.matchAll(/\b(m\d+|apiserver|controllers) pid (\d+)/g)) named[m[1]] ??= Number(m[2]);
+  const out = Object.fromEntries(Object.entries(named).map(([k, pid]) => [k, cpuMsOf(pid)]));
+  out.total = Object.values(out).reduce((a, b) => a + b, 0);
+  return out;
 }
 
 /** The PIDs up printed for its children. */
