@@ -3,8 +3,10 @@
 // watch (1,000 watchers under 1,000 puts/s) and snapshot (etcdctl snapshot save
 // of a ~100 MB keyspace), both against etcd 3.4 too; apiserver (pod creates
 // against raw etcd puts on the same cluster, GET/LIST latency, watch fan-out),
-// console (the renderer under 100,000 watch events) and lifecycle (Pod
-// creation → Running through scheduler, controllers and simulated kubelets).
+// console (the renderer under 100,000 watch events), lifecycle (Pod
+// creation → Running through scheduler, controllers and simulated kubelets)
+// and startup (`pilothouse up` cold and warm to ready, per component, beside
+// 3 etcd 3.4 members started by hand; `--runs N`).
 
 const suites = {
   etcd: () => import('./etcd/index.mjs'),
@@ -13,6 +15,7 @@ const suites = {
   apiserver: () => import('./apiserver/index.mjs'),
   console: () => import('./console/watchIngest.mjs'),
   lifecycle: () => import('./lifecycle/index.mjs'),
+  startup: () => import('./startup/index.mjs'),
 };
 
 const name = process.argv[2];

@@ -10,6 +10,11 @@
 //   client: digitalSignature + keyEncipherment, clientAuth, no SANs
 // Leaf certificates are valid for one year, as kubeadm's, and renewed by
 // renewal.ts.
+//
+// A first start issues about twenty certificates, on the critical path of
+// `pilothouse up`: keys are made by WebCrypto itself (no PEM round trip
+// through node:crypto to import them), and a CA's parsed certificate and
+// imported signing key are kept per CA, not parsed again for every leaf.
 
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
@@ -56,9 +61,22 @@ export async function newEcdsaKey(): Promise<string> {
   return privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
 }
 
+/** A new P-256 pair as WebCrypto keys, and its private key as PKCS#8 PEM (what newEcdsaKey writes). */
+async function newKeyPair(): Promise<{ pem: string; privateKey: webcrypto.CryptoKey; publicKey: webcrypto.CryptoKey }> {
+  const subtle = webcrypto.subtle;
+  const pair = await subtle.generateKey(EC_P256, true, ['sign', 'verify']);
+  const der = Buffer.from(await subtle.exportKey('pkcs8', pair.privateKey));
+  return { pem: pkcs8Pem(der), privateKey: pair.privateKey, publicKey: pair.publicKey };
+}
+
+/** DER PKCS#8 as PEM, 64 columns, as node:crypto's export writes it. */
+function pkcs8Pem(der: Buffer): string {
+  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
+  return `-----BEGIN PRIVATE KEY-----\n${lines.join('\n')}\n-----END PRIVATE KEY-----\n`;
+}
+
 export async function issueCa(commonName: string, validity: Validity = {}): Promise<KeyAndCert> {
-  const key = await newEcdsaKey();
-  const { privateKey, publicKey } = await cryptoKeys(key);
+  const { pem: key, privateKey, publicKey } = await newKeyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
     name: subject(commonName),
@@ -78,10 +96,9 @@ export async function issueCa(commonName: string, validity: Validity = {}): Prom
 }
 
 export async function issueLeaf(ca: KeyAndCert, req: LeafRequest, validity: Validity = {}): Promise<KeyAndCert> {
-  const key = await newEcdsaKey();
-  const { publicKey } = await cryptoKeys(key);
-  const caCert = new x509.X509Certificate(ca.cert);
-  const caKey = (await cryptoKeys(ca.key)).privateKey;
+  const { pem: key, publicKey } = await newKeyPair();
+  const issuer = await issuerOf(ca);
+  const { caCert, caKey } = issuer;
   const hosts = req.profile === 'client' ? [] : (req.hosts ?? []);
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
@@ -90,7 +107,7 @@ export async function issueLeaf(ca: KeyAndCert, req: LeafRequest, validity: Vali
       req.profile === 'client' ? [x509.ExtendedKeyUsage.clientAuth] : [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth],
     ),
     await x509.SubjectKeyIdentifierExtension.create(publicKey),
-    await authorityKeyId(caCert),
+    issuer.authorityKeyId,
   ];
   if (hosts.length > 0) {
     extensions.push(new x509.SubjectAlternativeNameExtension(hosts.map((h) => (isIP(h) ? { type: 'ip', value: h } : { type: 'dns', value: h }))));
@@ -130,6 +147,32 @@ async function authorityKeyId(caCert: x509.X509Certificate): Promise<x509.Author
   const ski = caCert.getExtension(x509.SubjectKeyIdentifierExtension);
   if (ski) return new x509.AuthorityKeyIdentifierExtension(ski.keyId);
   return x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey);
+}
+
+interface Issuer {
+  caCert: x509.X509Certificate;
+  caKey: webcrypto.CryptoKey;
+  authorityKeyId: x509.AuthorityKeyIdentifierExtension;
+}
+
+/** Issuers by CA certificate and key PEM; a plane has two CAs, tests a few more. */
+const issuers = new Map<string, Promise<Issuer>>();
+const MAX_ISSUERS = 16;
+
+/** The CA's parsed certificate, imported signing key and key identifier, made once per CA. */
+function issuerOf(ca: KeyAndCert): Promise<Issuer> {
+  const id = `${ca.cert}\0${ca.key}`;
+  let issuer = issuers.get(id);
+  if (issuer === undefined) {
+    if (issuers.size >= MAX_ISSUERS) issuers.delete(issuers.keys().next().value!);
+    issuer = (async () => {
+      const caCert = new x509.X509Certificate(ca.cert);
+      return { caCert, caKey: (await cryptoKeys(ca.key)).privateKey, authorityKeyId: await authorityKeyId(caCert) };
+    })();
+    issuers.set(id, issuer);
+    issuer.catch(() => issuers.delete(id));
+  }
+  return issuer;
 }
 
 /** WebCrypto keys from a PEM private key of any encoding node reads (PKCS#8, SEC1). */

@@ -54,12 +54,15 @@ export async function ensureComponentPki(kube: KubePki, dataDir: string, server:
     throw new Error(`Kubernetes CA missing at ${kube.ca.cert}`);
   });
   const all = [ids.scheduler, ids.controllerManager, ...Object.values(ids.kubelets)];
-  for (const c of all) {
-    const kc = await ensurePair(c.pair, () => issueLeaf(ca, { profile: 'client', commonName: c.user, organizations: c.groups.length ? c.groups : undefined }));
-    const text = componentKubeconfig(server, ca.cert, c.user, kc.cert, kc.key);
-    if (!existsSync(c.kubeconfig) || readFileSync(c.kubeconfig, 'utf8') !== text) writeWhole(c.kubeconfig, text, 0o600);
-    else chmodSync(c.kubeconfig, 0o600);
-  }
+  // All at once, as in ensureClusterPki: the controllers wait for these before their first request.
+  await Promise.all(
+    all.map(async (c) => {
+      const kc = await ensurePair(c.pair, () => issueLeaf(ca, { profile: 'client', commonName: c.user, organizations: c.groups.length ? c.groups : undefined }));
+      const text = componentKubeconfig(server, ca.cert, c.user, kc.cert, kc.key);
+      if (!existsSync(c.kubeconfig) || readFileSync(c.kubeconfig, 'utf8') !== text) writeWhole(c.kubeconfig, text, 0o600);
+      else chmodSync(c.kubeconfig, 0o600);
+    }),
+  );
   return ids;
 }
 
