@@ -14,7 +14,7 @@ import { LeaderTimeline, leaderSample } from './leaderTimeline';
 import { LogStore } from '../controlplane/logStore';
 import { memberAction, shellQuote } from './memberActions';
 import { MemberHealth, type ProbeRound } from './memberHealth';
-import type { Program } from '../controlplane/memberProcess';
+import type { Program } from '../controlplane/program';
 import { buildOverview, overviewFingerprint } from './overview';
 import { restoreCluster } from './snapshotRestore';
 import { SnapshotStore } from './snapshots';

@@ -53,7 +53,7 @@ export async function killLeaderExperiment(deps: FailoverDeps, timeoutMs = DEFAU
   if (!leaderName) throw new Error('no leader to kill: no member reports itself as leader');
   const oldLeaderId = before.get(leaderName)!.header!.member_id;
   const proc = deps.process(leaderName);
-  if (!proc.alive) throw new Error(`${leaderName} is the leader but its process is not the supervisor's to kill`);
+  if (!proc.running) throw new Error(`${leaderName} is the leader but its process is not the supervisor's to kill`);
 
   const t0 = performance.now();
   await proc.kill();

@@ -13,7 +13,7 @@ import type { ActionResult, MemberAction } from '../../preload/contract';
 import type { MemberLayout } from '../controlplane/localCluster';
 import { idHex, type MemberClient, type WireStatus } from '../client/etcd/memberClient';
 import type { SupervisedProcess } from '../controlplane/supervisedProcess';
-import type { Program } from '../controlplane/memberProcess';
+import type { Program } from '../controlplane/program';
 
 export interface ActionDeps {
   layout: MemberLayout[];
@@ -53,11 +53,11 @@ export async function memberAction(deps: ActionDeps, member: string, action: Mem
   const pidWord = pid === undefined ? '<pid>' : String(pid);
   switch (action) {
     case 'stop':
-      if (!proc.alive) return { ok: false, message: `${member} is not running`, command: `kill -TERM ${pidWord}` };
+      if (!proc.running) return { ok: false, message: `${member} is not running`, command: `kill -TERM ${pidWord}` };
       await proc.stop();
       return { ok: true, message: `${member} stopped (pid ${pid})`, command: `kill -TERM ${pidWord}` };
     case 'kill':
-      if (!proc.alive) return { ok: false, message: `${member} is not running`, command: `kill -9 ${pidWord}` };
+      if (!proc.running) return { ok: false, message: `${member} is not running`, command: `kill -9 ${pidWord}` };
       await proc.kill();
       return { ok: true, message: `${member} killed with SIGKILL (pid ${pid}); it stays down until started`, command: `kill -9 ${pidWord}` };
     case 'pause':
@@ -70,7 +70,7 @@ export async function memberAction(deps: ActionDeps, member: string, action: Mem
         : { ok: false, message: `${member} is ${proc.state}, not paused`, command: `kill -CONT ${pidWord}` };
     case 'start': {
       const command = startCommand(deps, member);
-      if (proc.alive) return { ok: false, message: `${member} is already running (pid ${pid})`, command };
+      if (proc.running) return { ok: false, message: `${member} is already running (pid ${pid})`, command };
       proc.start();
       return { ok: true, message: `${member} started (pid ${proc.pid})`, command };
     }

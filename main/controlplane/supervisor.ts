@@ -30,7 +30,7 @@ import { CONTROLLER_NODES, controllersLayout, controllersProgram, selfProgram } 
 import { restartInTurn, type RollingRestartReport } from './rollingRestart';
 import { waitApiServerReady, waitMembersHealthy, waitUsable } from './waits';
 import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
-import type { Program } from './memberProcess';
+import type { Program } from './program';
 import { MemberClient } from '../client/etcd/memberClient';
 import type { LogStore } from './logStore';
 import { StartupSteps } from './startupSteps';
@@ -216,7 +216,7 @@ export class Supervisor {
    */
   controllersReady(): boolean | undefined {
     if (!this.controllers) return undefined;
-    if (!this.controllers.alive) return false;
+    if (!this.controllers.running) return false;
     this.controllers.markReady();
     return true;
   }
@@ -224,7 +224,7 @@ export class Supervisor {
   /** One /readyz probe; undefined when there is no API server. */
   async apiserverReady(timeoutMs = 800): Promise<boolean | undefined> {
     if (!this.apiLayoutValue || !this.apiserver) return undefined;
-    if (!this.apiserver.alive) return false;
+    if (!this.apiserver.running) return false;
     try {
       const ok = (await probeReadyz(this.apiLayoutValue, timeoutMs)) === 200;
       if (ok) this.apiserver.markReady();

@@ -43,7 +43,7 @@ export async function waitApiServerReady(sup: Supervisor, deadline: number): Pro
   const api = sup.apiserver!;
   let why = 'no answer';
   const ready = await sup.pollUntil(deadline, async () => {
-    if (!api.alive && api.state !== 'restarting' && api.state !== 'starting') return 'exited' as const;
+    if (!api.running && api.state !== 'restarting' && api.state !== 'starting') return 'exited' as const;
     try {
       const code = await probeReadyz(sup.apiLayout!, 1_000);
       if (code === 200) return 'ready' as const;
