@@ -9,7 +9,7 @@
 // them; the console's log shows them).
 
 import { leaderName, waitApiServerReady, waitMembersHealthy, waitUsable } from './waits';
-import type { Supervisor } from './supervisor';
+import type { RunningPlane } from './runningPlane';
 
 export type RollingRestartReport = (line: string) => void;
 
@@ -18,7 +18,7 @@ export function memberRestartOrder(names: readonly string[], leader: string | un
   return [...names.filter((n) => n !== leader), ...names.filter((n) => n === leader)];
 }
 
-export async function restartInTurn(sup: Supervisor, report: RollingRestartReport, timeoutMs: number): Promise<boolean> {
+export async function restartInTurn(sup: RunningPlane, report: RollingRestartReport, timeoutMs: number): Promise<boolean> {
   const leader = await leaderName(sup);
   const members = memberRestartOrder(
     sup.layout.map((m) => m.name),
