@@ -6,7 +6,7 @@
 
 import type { EventSink, StartupStep } from '../../preload/contract';
 
-export const STARTUP_STEPS = [
+const STARTUP_STEPS = [
   { id: 'pki', label: 'Certificates (CA, member, client)' },
   { id: 'members', label: 'Starting etcd members' },
   { id: 'leader', label: 'Leader elected' },
