@@ -1,20 +1,24 @@
-// Everything behind the bridge, composed: the supervisor and its control
-// plane, member probes, the leader timeline, snapshots and restore, logs,
+// Everything behind the bridge, composed: the cluster (a ConsoleCluster; the
+// embedded one wraps the orchestrator that runs the control plane), member probes, the leader timeline, snapshots and restore, logs,
 // the watch and trace feeds and the terminals — one handler per key of
 // BridgeCalls (the compiler checks the map is complete), events through the
 // host's EventSink. The Electron shell and the web host both call
-// createConsoleServices; nothing here knows which one it runs under.
+// createConsoleServices; nothing here knows which one it runs under. The
+// services reach the cluster only through ConsoleCluster, and an action the
+// cluster cannot do (its capabilities) is answered as such.
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { BridgeHandlers, ClusterOverview, EventSink, MemberStatus } from '../../preload/contract';
 import { PILOTHOUSE_VERSION } from '../common/version';
+import { notPossible, type ConsoleCluster } from './cluster';
+import { EmbeddedCluster } from './embeddedCluster';
 import { killLeaderExperiment } from './failoverExperiment';
 import { LeaderTimeline, leaderSample } from './leaderTimeline';
 import { LogStore } from '../controlplane/logStore';
 import { memberAction, shellQuote } from './memberActions';
 import { MemberHealth, type ProbeRound } from './memberHealth';
-import type { Program } from '../controlplane/memberProcess';
+import type { Program } from '../controlplane/program';
 import { buildOverview, overviewFingerprint } from './overview';
 import { restoreCluster } from './snapshotRestore';
 import { SnapshotStore } from './snapshots';
@@ -39,22 +43,13 @@ export interface ConsoleServices {
   handlers: BridgeHandlers;
   start(): Promise<void>;
   dispose(): Promise<void>;
-  /** For tests and the hosts' logs: the supervisor (processes, cold-start time). */
+  /** What the services see of the cluster. */
+  readonly cluster: ConsoleCluster;
+  /** For tests and the hosts' logs: the orchestrator behind the embedded cluster (processes, cold-start time, rolling restart). */
   readonly supervisor: Supervisor;
 }
 
-/** `export K=V` lines of DIR/etcdctl.env as a map (values unquoted). */
-export function parseEnvFile(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^export ([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());
-    if (!m) continue;
-    let v = m[2]!;
-    if (v.startsWith("'") && v.endsWith("'")) v = v.slice(1, -1).replace(/'\\''/g, "'");
-    out[m[1]!] = v;
-  }
-  return out;
-}
+export { parseEnvFile } from './envFile';
 
 export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServices {
   const { dataDir, events } = opts;
@@ -73,23 +68,16 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     memberProgram: opts.memberProgram,
     onComponentChange: () => publishOverview(),
   });
+  const cluster: ConsoleCluster = new EmbeddedCluster(supervisor);
   const timeline = new LeaderTimeline(join(dataDir, 'console', 'leader-history.jsonl'), (e) => events.emit('leaderEvent', e));
-  const health = new MemberHealth(
-    {
-      layout: supervisor.layout,
-      client: (n) => supervisor.client(n),
-      processState: (n) => supervisor.process(n).state,
-      onHealthy: (n) => supervisor.process(n).markReady(),
-    },
-    (round) => onRound(round),
-  );
+  const health = new MemberHealth(cluster, (round) => onRound(round));
   const snapshots = new SnapshotStore({
     dir: join(dataDir, 'snapshots'),
     events,
     source: () => {
       const m = health.latest()?.members.find((x) => x.healthy);
-      const name = m?.name ?? supervisor.layout[0]!.name;
-      return { name, client: supervisor.client(name) };
+      const name = m?.name ?? cluster.members[0]!.name;
+      return { name, client: cluster.memberClient(name) };
     },
   });
   let watchFeed: WatchFeed | undefined;
@@ -102,8 +90,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     for (const [name, st] of round.statuses) if (st.header) nameById.set(st.header.member_id, name);
     timeline.observe(leaderSample(round.at, round.statuses.values(), (id) => nameById.get(id)));
     publishOverview();
-    supervisor.controllersReady(); // a restarted controllers process counts as running again
-    void supervisor.apiserverReady().then((ready) => {
+    void cluster.checkReadiness().then((ready) => {
       if (ready === apiReady) return;
       apiReady = ready;
       publishOverview();
@@ -112,23 +99,23 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
 
   function currentMembers(): MemberStatus[] {
     const probed = health.latest()?.members;
-    if (probed) return probed.map((m) => ({ ...m, process: supervisor.process(m.name).state }));
-    return supervisor.layout.map((m) => ({
+    if (probed) return probed.map((m) => ({ ...m, process: cluster.processState(m.name) }));
+    return cluster.members.map((m) => ({
       name: m.name, id: '', endpoint: m.clientUrl, healthy: false, isLeader: false, isLearner: false, leader: '',
       raftTerm: '', raftIndex: '', raftAppliedIndex: '', dbSize: 0, dbSizeInUse: 0, version: '', alarms: [], errors: ['not probed yet'],
-      process: supervisor.process(m.name).state, checkedAt: new Date().toISOString(),
+      process: cluster.processState(m.name), checkedAt: new Date().toISOString(),
     }));
   }
 
   function overview(): ClusterOverview {
     const clusterId = health.latest()?.clusterId;
     return buildOverview({
-      mode: 'embedded',
-      components: supervisor.components(),
+      mode: cluster.mode,
+      components: cluster.components(),
       members: currentMembers(),
       starting,
       ...(clusterId ? { clusterId } : {}),
-      ...(supervisor.apiserver ? { apiserverReady: apiReady ?? false } : {}),
+      ...(cluster.hasApiServer ? { apiserverReady: apiReady ?? false } : {}),
       ...(nodesFeed?.nodes() ? { nodes: nodesFeed.nodes() } : {}),
     });
   }
@@ -143,7 +130,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
 
   async function startWatchFeed(): Promise<void> {
     watchFeed?.dispose();
-    watchFeed = new WatchFeed({ endpoints: supervisor.layout.map((m) => m.clientUrl), tls: supervisor.tlsFiles(), events });
+    watchFeed = new WatchFeed({ endpoints: cluster.members.map((m) => m.clientUrl), tls: cluster.etcdTlsFiles(), events });
     try {
       await watchFeed.start();
     } catch (err) {
@@ -163,8 +150,8 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
 
   function terminalService(): TerminalService {
     if (terminals) return terminals;
-    const env: Record<string, string> = existsSync(supervisor.envFile) ? parseEnvFile(readFileSync(supervisor.envFile, 'utf8')) : {};
-    const kubeconfig = supervisor.apiLayout?.kubeconfig;
+    const env = cluster.etcdctlEnv();
+    const kubeconfig = cluster.kubeconfigPath;
     if (kubeconfig && existsSync(kubeconfig)) env.KUBECONFIG = kubeconfig;
     env.PATH = [writeCliShim(), process.env.PATH ?? '/usr/bin:/bin'].join(delimiter);
     return (terminals = new TerminalService({ env, cwd: dataDir, events }));
@@ -187,19 +174,17 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       versions: Object.fromEntries(Object.entries(process.versions).filter((e): e is [string, string] => typeof e[1] === 'string')),
     }),
     overview: () => overview(),
-    startupProgress: () => supervisor.startupSteps(),
+    startupProgress: () => cluster.startupSteps(),
     // before the PKI exists there is nothing to probe with: the placeholders say "not probed yet"
-    members: async () => (supervisor.startupSteps()[0]?.state === 'done' ? (await health.probeOnce()).members : currentMembers()),
-    memberAction: (req) => memberAction(actionDeps, req.member, req.action),
+    members: async () => (cluster.startupSteps()[0]?.state === 'done' ? (await health.probeOnce()).members : currentMembers()),
+    memberAction: (req) => memberAction(cluster, req.member, req.action),
     componentAction: async (req) => {
-      if (!supervisor.has(req.component)) return { ok: false, message: `no component ${req.component}`, command: '' };
-      return memberAction(actionDeps, req.component, req.action);
+      if (!cluster.hasComponent(req.component)) return { ok: false, message: `no component ${req.component}`, command: '' };
+      return memberAction(cluster, req.component, req.action);
     },
     leaderTimeline: () => timeline.list(),
     killLeaderExperiment: () =>
-      exclusive('the kill-the-leader experiment', () =>
-        killLeaderExperiment({ layout: supervisor.layout, client: (n) => supervisor.client(n), process: (n) => supervisor.process(n), timeline }),
-      ),
+      exclusive('the kill-the-leader experiment', () => killLeaderExperiment(cluster, timeline)),
     recentWatchEvents: (req) => watchFeed?.recent(req) ?? [],
     watchEventDetail: async (req) => (watchFeed ? watchFeed.detail(req) : null),
     recentTraces: (req) => traceFeed?.recent(req) ?? [],
@@ -209,6 +194,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     verifySnapshot: (req) => snapshots.verify(req.name),
     deleteSnapshot: (req) => snapshots.delete(req.name),
     restoreSnapshot: (req) => {
+      if (!cluster.capabilities.snapshotRestore) throw new Error(notPossible('restoring a snapshot', cluster));
       const path = snapshots.path(req.name);
       if (!existsSync(path)) throw new Error(`stat ${path}: no such file or directory`);
       if (busy) return { started: false };
@@ -216,7 +202,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
         await restoreCluster(
           // the API server goes down with the members: its watch cache holds the old cluster's revisions
           // a slow start is no reason to roll back: give the restored members as long as a first start
-          { layout: supervisor.layout, client: (n) => supervisor.client(n), stopMembers: () => supervisor.stopAll(), startMembers: () => supervisor.startAll(), events, healthyTimeoutMs: opts.startTimeoutMs ?? 120_000 },
+          { layout: cluster.restorable, client: (n) => cluster.memberClient(n), stopMembers: () => cluster.stopAll(), startMembers: () => cluster.startAll(), events, healthyTimeoutMs: opts.startTimeoutMs ?? 120_000 },
           path,
         );
         await startWatchFeed(); // the restored cluster's revisions start over from the snapshot's
@@ -231,31 +217,27 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     logComponents: () => logs.components(),
   };
 
-  const actionDeps = {
-    layout: supervisor.layout,
-    client: (n: string) => supervisor.client(n),
-    process: (n: string) => supervisor.process(n),
-    commandLine: (n: string) => supervisor.commandLine(n),
-  };
-
   let disposed = false;
   return {
     handlers,
+    cluster,
     supervisor,
     async start() {
       if (disposed) return;
       logs.attachFile('console', join(dataDir, 'logs', 'console.log'));
-      const ok = await supervisor.start(opts.startTimeoutMs ?? 120_000);
+      const ok = await cluster.start(opts.startTimeoutMs ?? 120_000);
       starting = false;
       if (disposed) return;
-      logs.note('console', ok ? `control plane healthy; cold start ${supervisor.coldStartMs} ms` : 'control plane did not become healthy; see the startup steps and member logs');
+      logs.note('console', ok ? `control plane healthy; cold start ${cluster.coldStartMs} ms` : 'control plane did not become healthy; see the startup steps and member logs');
       health.start();
-      const api = supervisor.apiLayout;
-      if (ok && api) {
+      const apiUrl = cluster.apiServerUrl;
+      const apiTls = cluster.apiServerTlsFiles();
+      const kubeconfig = cluster.kubeconfigPath;
+      if (ok && apiUrl && apiTls && kubeconfig) {
         apiReady = true;
-        traceFeed = new TraceFeed({ url: api.url, tls: { caFile: api.pki.ca.cert, certFile: api.pki.admin.cert, keyFile: api.pki.admin.key }, events });
+        traceFeed = new TraceFeed({ url: apiUrl, tls: apiTls, events });
         traceFeed.start();
-        nodesFeed = new NodesFeed(api.kubeconfig, () => publishOverview(), (m) => logs.note('console', `nodes feed: ${m}`));
+        nodesFeed = new NodesFeed(kubeconfig, () => publishOverview(), (m) => logs.note('console', `nodes feed: ${m}`));
         void nodesFeed.start().catch((err: Error) => logs.note('console', `nodes feed did not start: ${err.message}`));
       }
       if (ok) await startWatchFeed();
@@ -269,7 +251,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       await nodesFeed?.dispose();
       snapshots.dispose();
       await terminals?.dispose();
-      await supervisor.dispose();
+      await cluster.dispose();
       await logs.dispose();
     },
   };

@@ -6,27 +6,22 @@
 // no new leader appeared in time), and both moments go into the timeline.
 
 import type { FailoverResult } from '../../preload/contract';
-import type { MemberLayout } from '../controlplane/localCluster';
 import type { LeaderTimeline } from './leaderTimeline';
-import type { MemberClient, WireStatus } from '../client/etcd/memberClient';
-import type { SupervisedProcess } from '../controlplane/supervisedProcess';
+import type { WireStatus } from '../client/etcd/memberClient';
+import { notPossible, type ConsoleCluster } from './cluster';
 
-export interface FailoverDeps {
-  layout: MemberLayout[];
-  client(name: string): MemberClient;
-  process(name: string): SupervisedProcess;
-  timeline: LeaderTimeline;
-}
+/** What the experiment needs of the cluster: it must run the members' processes (capabilities.processControl). */
+export type FailoverCluster = Pick<ConsoleCluster, 'mode' | 'capabilities' | 'members' | 'memberClient' | 'process'>;
 
 export const POLL_MS = 20;
 const DEFAULT_TIMEOUT_MS = 20_000;
 
-async function statuses(deps: FailoverDeps, names: string[], timeoutMs: number): Promise<Map<string, WireStatus>> {
+async function statuses(deps: FailoverCluster, names: string[], timeoutMs: number): Promise<Map<string, WireStatus>> {
   const out = new Map<string, WireStatus>();
   await Promise.all(
     names.map(async (n) => {
       try {
-        out.set(n, await deps.client(n).status(timeoutMs));
+        out.set(n, await deps.memberClient(n).status(timeoutMs));
       } catch {
         // down or slow: not part of this round
       }
@@ -37,8 +32,10 @@ async function statuses(deps: FailoverDeps, names: string[], timeoutMs: number):
 
 const bigger = (a: string, b: string) => BigInt(a) > BigInt(b);
 
-export async function killLeaderExperiment(deps: FailoverDeps, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<FailoverResult> {
-  const names = deps.layout.map((m) => m.name);
+/** Both moments (the kill and the new leader) go into the timeline. */
+export async function killLeaderExperiment(deps: FailoverCluster, timeline: LeaderTimeline, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<FailoverResult> {
+  if (!deps.capabilities.processControl) throw new Error(notPossible('the kill-the-leader experiment', deps));
+  const names = deps.members.map((m) => m.name);
   const before = await statuses(deps, names, 1_000);
   const nameById = new Map<string, string>();
   for (const [n, st] of before) if (st.header) nameById.set(st.header.member_id, n);
@@ -53,11 +50,11 @@ export async function killLeaderExperiment(deps: FailoverDeps, timeoutMs = DEFAU
   if (!leaderName) throw new Error('no leader to kill: no member reports itself as leader');
   const oldLeaderId = before.get(leaderName)!.header!.member_id;
   const proc = deps.process(leaderName);
-  if (!proc.alive) throw new Error(`${leaderName} is the leader but its process is not the supervisor's to kill`);
+  if (!proc?.running) throw new Error(`${leaderName} is the leader but its process is not the supervisor's to kill`);
 
   const t0 = performance.now();
   await proc.kill();
-  deps.timeline.observe({ at: Date.now(), term: oldTerm, deposed: leaderName });
+  timeline.observe({ at: Date.now(), term: oldTerm, deposed: leaderName });
 
   const others = names.filter((n) => n !== leaderName);
   const deadline = t0 + timeoutMs;
@@ -82,6 +79,6 @@ export async function killLeaderExperiment(deps: FailoverDeps, timeoutMs = DEFAU
     proc.start();
   }
   if (!found) throw new Error(`no new leader within ${timeoutMs} ms after killing ${leaderName}; ${leaderName} was restarted`);
-  deps.timeline.observe({ at: Date.now(), leader: found.name, term: found.term });
+  timeline.observe({ at: Date.now(), leader: found.name, term: found.term });
   return { killed: leaderName, oldTerm, newLeader: found.name, newTerm: found.term, failoverMs, restarted: true };
 }

@@ -12,18 +12,12 @@
 // Member ids are 16 hex digits, as etcdctl prints them; a member that does
 // not answer keeps the id it last reported.
 
-import type { MemberStatus, ProcessState } from '../../preload/contract';
-import type { MemberLayout } from '../controlplane/localCluster';
-import { ALARM_NAMES, idHex, type MemberClient, type WireAlarm, type WireStatus } from '../client/etcd/memberClient';
+import type { MemberStatus } from '../../preload/contract';
+import type { ClusterMember, ConsoleCluster } from './cluster';
+import { ALARM_NAMES, idHex, type WireAlarm, type WireStatus } from '../client/etcd/memberClient';
 
-export interface ProbeTargets {
-  layout: MemberLayout[];
-  client(name: string): MemberClient;
-  /** The supervisor's view of the member's process, when it runs the member. */
-  processState?(name: string): ProcessState | undefined;
-  /** The probe saw the member healthy (the supervisor marks it running). */
-  onHealthy?(name: string): void;
-}
+/** The members and their clients; processState (when the console runs them) and markHealthy (marks the process running) are optional. */
+export type ProbeTargets = Pick<ConsoleCluster, 'members' | 'memberClient'> & Partial<Pick<ConsoleCluster, 'processState' | 'markHealthy'>>;
 
 export interface ProbeRound {
   members: MemberStatus[];
@@ -83,7 +77,7 @@ export class MemberHealth {
 
   async probeOnce(): Promise<ProbeRound> {
     const at = Date.now();
-    const results = await Promise.all(this.targets.layout.map((m) => this.probeMember(m)));
+    const results = await Promise.all(this.targets.members.map((m) => this.probeMember(m)));
     const statuses = new Map<string, WireStatus>();
     let clusterId: string | undefined;
     for (const r of results) {
@@ -104,8 +98,8 @@ export class MemberHealth {
     return round;
   }
 
-  private async probeMember(member: MemberLayout) {
-    const client = this.targets.client(member.name);
+  private async probeMember(member: ClusterMember) {
+    const client = this.targets.memberClient(member.name);
     const t0 = performance.now();
     let status: WireStatus | undefined;
     let error: string | undefined;
@@ -126,7 +120,7 @@ export class MemberHealth {
         error = `unhealthy: ${(err as Error).message}`;
       }
     }
-    if (healthy) this.targets.onHealthy?.(member.name);
+    if (healthy) this.targets.markHealthy?.(member.name);
     return { member, status, error, healthy, latencyMs };
   }
 
@@ -136,7 +130,7 @@ export class MemberHealth {
       const out = new Map<string, string[]>();
       let list: WireAlarm[];
       try {
-        list = await this.targets.client(name).alarms(PROBE_TIMEOUT_MS);
+        list = await this.targets.memberClient(name).alarms(PROBE_TIMEOUT_MS);
       } catch {
         continue;
       }
@@ -150,7 +144,7 @@ export class MemberHealth {
   }
 
   private toStatus(
-    r: { member: MemberLayout; status?: WireStatus; error?: string; healthy: boolean; latencyMs?: number },
+    r: { member: ClusterMember; status?: WireStatus; error?: string; healthy: boolean; latencyMs?: number },
     alarms: Map<string, string[]>,
   ): MemberStatus {
     const id = this.knownIds.get(r.member.name) ?? '';

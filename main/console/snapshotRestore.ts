@@ -15,11 +15,12 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import type { EventSink, RestoreProgress } from '../../preload/contract';
 import { restoreSnapshot } from '../etcd/snapshot';
 import { snapshotStatus } from '../etcd/snapshot';
-import type { MemberLayout } from '../controlplane/localCluster';
+import type { RestorableMember } from './cluster';
 import { idHex, type MemberClient } from '../client/etcd/memberClient';
 
+/** The members (the cluster's `restorable`), their clients, and stopping and starting the whole cluster around the restore. */
 export interface RestoreDeps {
-  layout: MemberLayout[];
+  layout: readonly RestorableMember[];
   client(name: string): MemberClient;
   stopMembers(): Promise<void>;
   startMembers(): void;

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import type { MemberLayout } from './localCluster';
-import type { Program } from './memberProcess';
+import type { Program } from './program';
 import { writeWhole, type ClusterPki } from '../common/pki/clusterPki';
 import { ensureKubePki, type KubePki } from '../common/pki/kubePki';
 

@@ -1,6 +1,8 @@
 // A local N-member etcd-compatible cluster: the layout (names, ports, data
-// dirs), the etcd flags each member gets, and the processes. `pilothouse up`
-// runs it from a terminal; the console's supervisor reuses it. The member
+// dirs), the etcd flags each member gets, and the processes (each a
+// SupervisedProcess that is never restarted, its output appended to
+// DIR/logs/<name>.log). The tests run members with it; the orchestrator
+// (supervisor.ts) reuses its layout and flags. The member
 // program is a parameter, so the same code runs Pilothouse members or
 // Debian's /usr/bin/etcd (the integration tests run both).
 //
@@ -19,7 +21,8 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MemberProcess, STOP_GRACE_MS, type Program } from './memberProcess';
+import type { Program } from './program';
+import { STOP_GRACE_MS, SupervisedProcess } from './supervisedProcess';
 import { waitForLinearizableReads, type ProbeTls } from './etcdReadProbe';
 import { clusterPkiPaths, ensureClusterPki, privateDir, writeWhole, type ClusterPki } from '../common/pki/clusterPki';
 import { renewExpiring, RENEW_WITHIN_DAYS } from '../common/pki/renewal';
@@ -130,12 +133,15 @@ function shellWord(s: string): string {
 
 export class LocalCluster {
   readonly layout: MemberLayout[];
-  readonly members: Map<string, MemberProcess>;
+  readonly members: Map<string, SupervisedProcess>;
 
   constructor(readonly opts: LocalClusterOptions) {
     this.layout = clusterLayout(opts);
     this.members = new Map(
-      this.layout.map((m) => [m.name, new MemberProcess(m.name, opts.program, memberFlags(m, this.layout, opts), m.logFile)]),
+      this.layout.map((m) => [
+        m.name,
+        new SupervisedProcess({ id: m.name, kind: 'etcd', url: m.clientUrl, program: opts.program, args: memberFlags(m, this.layout, opts), logFile: m.logFile, restart: 'never' }),
+      ]),
     );
   }
 
@@ -152,7 +158,7 @@ export class LocalCluster {
     return join(this.opts.dataDir, 'etcdctl.env');
   }
 
-  member(name: string): MemberProcess {
+  member(name: string): SupervisedProcess {
     const m = this.members.get(name);
     if (!m) throw new Error(`no member ${name}`);
     return m;
@@ -191,6 +197,6 @@ export class LocalCluster {
 
   /** SIGKILL every member (tests' last resort). */
   killAll(): void {
-    for (const m of this.members.values()) m.kill('SIGKILL');
+    for (const m of this.members.values()) void m.kill('SIGKILL');
   }
 }

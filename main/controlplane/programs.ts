@@ -4,7 +4,7 @@
 // up` and the console's supervisor both run them.
 
 import { join } from 'node:path';
-import type { Program } from './memberProcess';
+import type { Program } from './program';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../client/kube/context';
 
 /**

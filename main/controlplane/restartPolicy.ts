@@ -15,6 +15,9 @@ export interface RestartPolicyOptions {
 
 export const DEFAULT_RESTART = { baseMs: 250, maxMs: 8_000, limit: 5, windowMs: 60_000 } as const;
 
+/** Gives up at the first crash: a process that is run, not kept alive. */
+export const NEVER_RESTART: RestartPolicyOptions = { limit: 0 };
+
 export type CrashDecision = { action: 'restart'; delayMs: number; attempt: number } | { action: 'give-up'; crashes: number };
 
 export class RestartPolicy {

@@ -9,7 +9,7 @@
 // them; the console's log shows them).
 
 import { leaderName, waitApiServerReady, waitMembersHealthy, waitUsable } from './waits';
-import type { Supervisor } from './supervisor';
+import type { RunningPlane } from './runningPlane';
 
 export type RollingRestartReport = (line: string) => void;
 
@@ -18,12 +18,12 @@ export function memberRestartOrder(names: readonly string[], leader: string | un
   return [...names.filter((n) => n !== leader), ...names.filter((n) => n === leader)];
 }
 
-export async function restartInTurn(sup: Supervisor, report: RollingRestartReport, timeoutMs: number): Promise<boolean> {
+export async function restartInTurn(sup: RunningPlane, report: RollingRestartReport, timeoutMs: number): Promise<boolean> {
   const leader = await leaderName(sup);
   const members = memberRestartOrder(
     sup.layout.map((m) => m.name),
     leader,
-  ).filter((n) => sup.process(n).alive);
+  ).filter((n) => sup.process(n).running);
   for (const name of members) {
     const proc = sup.process(name);
     report(`restarting ${name} (${name === leader ? 'leader' : 'follower'}, pid ${proc.pid})`);
@@ -35,7 +35,7 @@ export async function restartInTurn(sup: Supervisor, report: RollingRestartRepor
     report(`${name} healthy again (pid ${proc.pid})`);
   }
   const api = sup.apiserver;
-  if (api?.alive) {
+  if (api?.running) {
     report(`restarting the API server (pid ${api.pid})`);
     await api.restart();
     const r = await waitApiServerReady(sup, Date.now() + timeoutMs);
@@ -46,7 +46,7 @@ export async function restartInTurn(sup: Supervisor, report: RollingRestartRepor
     report(`API server ready again (pid ${api.pid})`);
   }
   const ctl = sup.controllers;
-  if (ctl?.alive && api?.alive) {
+  if (ctl?.running && api?.running) {
     report(`restarting the controllers (pid ${ctl.pid})`);
     await ctl.restart();
     const why = await waitUsable(sup, Date.now() + timeoutMs);

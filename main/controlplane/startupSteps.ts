@@ -6,6 +6,20 @@
 
 import type { EventSink, StartupStep } from '../../preload/contract';
 
+const STARTUP_STEPS = [
+  { id: 'pki', label: 'Certificates (CA, member, client)' },
+  { id: 'members', label: 'Starting etcd members' },
+  { id: 'leader', label: 'Leader elected' },
+  { id: 'quorum', label: 'Every member serves linearizable reads' },
+];
+const APISERVER_STEP = { id: 'apiserver', label: 'API server ready (/readyz)' };
+const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers hold their leases, roles aggregated, nodes Ready' };
+
+/** The steps of a plane with or without an API server and controllers. */
+export function planeSteps(runs: { apiserver: boolean; controllers: boolean }): { id: string; label: string }[] {
+  return [...STARTUP_STEPS, ...(runs.apiserver ? [APISERVER_STEP] : []), ...(runs.apiserver && runs.controllers ? [CONTROLLERS_STEP] : [])];
+}
+
 export class StartupSteps {
   private readonly steps: StartupStep[];
   private readonly began = new Map<string, number>();

@@ -1,5 +1,8 @@
-// One child process the console keeps alive: its state machine, restarts
-// with backoff, the user's actions on it, and its output into the LogStore.
+// One child process kept alive (or, with the restart policy 'never', just
+// run): its state machine, restarts with backoff, the user's actions on it,
+// and its output into the LogStore or appended straight to a log file. The
+// orchestrator (supervisor.ts), LocalCluster and the test harness all run
+// their processes through this one type.
 //
 // States (ProcessState):
 //   stopped ──start──▶ starting ──markReady──▶ running ⇄ paused (SIGSTOP/SIGCONT)
@@ -12,16 +15,23 @@
 //   2. At most one child per SupervisedProcess is alive at any time: start
 //      while a child lives is a no-op, a restart waits for the exit.
 //   3. Every timer is cleared on stop/kill/dispose; dispose reaps the child.
+//   4. Stopping is etcd's way: SIGTERM so a member can finish what it
+//      persisted and step down, then SIGKILL if it has not exited within the
+//      grace period (Debian's etcd leader can take 6–9 s to exit on SIGTERM).
 //
 // Spawning and time are injected so the state machine is unit-tested with a
 // fake child and a fake clock.
 
 import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ComponentKind, ComponentStatus, ProcessState } from '../../preload/contract';
 import type { LogStore } from './logStore';
-import { RestartPolicy, type CrashDecision, type RestartPolicyOptions } from './restartPolicy';
-import { STOP_GRACE_MS, type Program } from './memberProcess';
+import type { Program } from './program';
+import { NEVER_RESTART, RestartPolicy, type CrashDecision, type RestartPolicyOptions } from './restartPolicy';
+
+export const STOP_GRACE_MS = 10_000;
 
 export interface ChildLike {
   readonly pid?: number;
@@ -32,7 +42,10 @@ export interface ChildLike {
   once(event: 'error', cb: (err: Error) => void): unknown;
 }
 
-export type Spawner = (command: string, args: string[], env: NodeJS.ProcessEnv) => ChildLike;
+/** Where the child's stdout and stderr go: pipes (read into the LogStore) or an open file descriptor. */
+export type ChildOutput = 'pipe' | number;
+
+export type Spawner = (command: string, args: string[], env: NodeJS.ProcessEnv, output: ChildOutput) => ChildLike;
 
 export interface Clock {
   now(): number;
@@ -46,7 +59,7 @@ export const realClock: Clock = {
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
-export const realSpawner: Spawner = (command, args, env) => spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+export const realSpawner: Spawner = (command, args, env, output) => spawn(command, args, { stdio: ['ignore', output, output], env });
 
 /**
  * What happened to the child, for hosts that report it (`pilothouse up` logs
@@ -64,14 +77,24 @@ export interface SupervisedProcessOptions {
   program: Program;
   /** Flags after program.args. */
   args: string[];
-  logs: LogStore;
+  /** Output and the supervisor's notes go here (which may also append them to a file: LogStore.attachFile). */
+  logs?: LogStore;
+  /** Without logs: the child writes its output straight to this file (appended; the child keeps writing if we die). */
+  logFile?: string;
   /** Called after every state change. */
   onChange?: (status: ComponentStatus) => void;
   onLifecycle?: (event: LifecycleEvent) => void;
   spawner?: Spawner;
   clock?: Clock;
-  restart?: RestartPolicyOptions;
+  /** 'never': an exit nobody asked for leaves the process crashed (tests, LocalCluster). */
+  restart?: RestartPolicyOptions | 'never';
   stopGraceMs?: number;
+}
+
+/** What replace() changes; what is left out stays. */
+export interface CommandLineChange {
+  program?: Program;
+  args?: string[];
 }
 
 export class SupervisedProcess {
@@ -87,11 +110,15 @@ export class SupervisedProcess {
   private readonly policy: RestartPolicy;
   private readonly clock: Clock;
   private readonly spawner: Spawner;
+  private program: Program;
+  private args: string[];
 
   constructor(private readonly o: SupervisedProcessOptions) {
-    this.policy = new RestartPolicy(o.restart);
+    this.policy = new RestartPolicy(o.restart === 'never' ? NEVER_RESTART : o.restart);
     this.clock = o.clock ?? realClock;
     this.spawner = o.spawner ?? realSpawner;
+    this.program = o.program;
+    this.args = o.args;
   }
 
   get id(): string {
@@ -106,9 +133,18 @@ export class SupervisedProcess {
     return this.child?.pid;
   }
 
-  /** True while a child process exists (whatever its state). */
-  get alive(): boolean {
+  /** True while a child process exists, whatever its state (starting, running, paused). */
+  get running(): boolean {
     return this.child !== undefined;
+  }
+
+  /** The program and flags the next spawn runs. */
+  commandLine(): { program: Program; args: string[] } {
+    return { program: this.program, args: this.args };
+  }
+
+  private note(text: string): void {
+    this.o.logs?.note(this.o.id, text);
   }
 
   status(): ComponentStatus {
@@ -141,41 +177,57 @@ export class SupervisedProcess {
   }
 
   private spawnNow(): void {
-    const env = { ...process.env, ...this.o.program.env };
+    const env = { ...process.env, ...this.program.env };
+    const argv = [...this.program.args, ...this.args];
     let child: ChildLike;
     try {
-      child = this.spawner(this.o.program.command, [...this.o.program.args, ...this.o.args], env);
+      child = this.spawnChild(argv, env);
     } catch (err) {
-      this.o.logs.note(this.o.id, `could not start: ${(err as Error).message}`);
+      this.note(`could not start: ${(err as Error).message}`);
       this.onExit(undefined, null, null);
       return;
     }
     this.child = child;
     this.startedAt = new Date(this.clock.now()).toISOString();
-    child.stdout?.on('data', (d: Buffer) => this.o.logs.write(this.o.id, 'stdout', d));
-    child.stderr?.on('data', (d: Buffer) => this.o.logs.write(this.o.id, 'stderr', d));
+    const logs = this.o.logs;
+    if (logs) {
+      child.stdout?.on('data', (d: Buffer) => logs.write(this.o.id, 'stdout', d));
+      child.stderr?.on('data', (d: Buffer) => logs.write(this.o.id, 'stderr', d));
+    }
     let done = false;
     this.exited = new Promise<void>((resolve) => {
       const finish = (code: number | null, signal: NodeJS.Signals | null, why?: string) => {
         if (done) return;
         done = true;
-        if (why) this.o.logs.note(this.o.id, why);
+        if (why) this.note(why);
         this.onExit(child, code, signal);
         resolve();
       };
       child.once('exit', (code, signal) => finish(code, signal));
       child.once('error', (err) => finish(null, null, `process error: ${err.message}`));
     });
-    this.o.logs.note(this.o.id, `started pid ${child.pid ?? '?'}: ${this.o.program.command} ${[...this.o.program.args, ...this.o.args].join(' ')}`);
+    this.note(`started pid ${child.pid ?? '?'}: ${this.program.command} ${argv.join(' ')}`);
     this.set('starting');
     this.o.onLifecycle?.({ type: 'spawned', id: this.o.id, pid: child.pid, restart: this.restarts });
+  }
+
+  /** Pipes into the LogStore, or the log file's descriptor (the child holds its own copy, so ours is closed at once). */
+  private spawnChild(argv: string[], env: NodeJS.ProcessEnv): ChildLike {
+    if (this.o.logs || this.o.logFile === undefined) return this.spawner(this.program.command, argv, env, 'pipe');
+    mkdirSync(dirname(this.o.logFile), { recursive: true });
+    const fd = openSync(this.o.logFile, 'a');
+    try {
+      return this.spawner(this.program.command, argv, env, fd);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private onExit(child: ChildLike | undefined, code: number | null, signal: NodeJS.Signals | null): void {
     if (child !== undefined && child !== this.child) return;
     this.child = undefined;
     this.lastExit = { code, signal, at: new Date(this.clock.now()).toISOString() };
-    this.o.logs.note(this.o.id, `exited (code ${code}, signal ${signal})`);
+    this.note(`exited (code ${code}, signal ${signal})`);
     if (this.desired === 'down') {
       this.set('stopped');
       this.o.onLifecycle?.({ type: 'exited', id: this.o.id, code, signal, next: undefined });
@@ -184,12 +236,12 @@ export class SupervisedProcess {
     const decision = this.policy.onCrash(this.clock.now());
     this.o.onLifecycle?.({ type: 'exited', id: this.o.id, code, signal, next: decision });
     if (decision.action === 'give-up') {
-      this.o.logs.note(this.o.id, `crashed ${decision.crashes} times within the restart window; not restarting (start it by hand)`);
+      this.note(this.o.restart === 'never' ? 'not restarting (restart policy never)' : `crashed ${decision.crashes} times within the restart window; not restarting (start it by hand)`);
       this.desired = 'down';
       this.set('crashed');
       return;
     }
-    this.o.logs.note(this.o.id, `crashed; restart ${decision.attempt} in ${decision.delayMs} ms`);
+    this.note(`crashed; restart ${decision.attempt} in ${decision.delayMs} ms`);
     this.set('restarting');
     this.restartTimer = this.clock.setTimeout(() => {
       this.restartTimer = undefined;
@@ -219,7 +271,7 @@ export class SupervisedProcess {
     if (this.stateValue === 'paused') child.kill('SIGCONT'); // a stopped process cannot act on SIGTERM
     const timer = this.clock.setTimeout(() => {
       if (this.child === child) {
-        this.o.logs.note(this.o.id, `did not exit ${graceMs} ms after SIGTERM; sending SIGKILL`);
+        this.note(`did not exit ${graceMs} ms after SIGTERM; sending SIGKILL`);
         child.kill('SIGKILL');
       }
     }, graceMs);
@@ -227,8 +279,12 @@ export class SupervisedProcess {
     this.clock.clearTimeout(timer);
   }
 
-  /** SIGKILL now (kill -9); resolves once the child is gone. Not restarted. */
-  async kill(): Promise<void> {
+  /**
+   * Sends signal now (default SIGKILL, kill -9; SIGTERM without the grace
+   * period's SIGKILL); resolves once the child is gone, so only for signals
+   * that end it. Not restarted.
+   */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     this.desired = 'down';
     this.cancelRestart();
     const child = this.child;
@@ -237,13 +293,29 @@ export class SupervisedProcess {
       return;
     }
     const exited = this.exited;
-    child.kill('SIGKILL');
+    child.kill(signal);
+    if (this.stateValue === 'paused' && signal !== 'SIGKILL') child.kill('SIGCONT');
     await exited;
   }
 
   async restart(): Promise<void> {
     await this.stop();
     this.start();
+  }
+
+  /**
+   * Runs the component with another program or other flags from now on,
+   * keeping its id, logs, restart policy and restart count (an upgrade swaps
+   * a member's binary). A live process is stopped and started with the new
+   * command line; a stopped one stays stopped until its next start.
+   */
+  async replace(change: CommandLineChange): Promise<void> {
+    const wasUp = this.desired === 'up';
+    await this.stop();
+    if (change.program) this.program = change.program;
+    if (change.args) this.args = change.args;
+    this.note(`command line replaced: ${this.program.command} ${[...this.program.args, ...this.args].join(' ')}`);
+    if (wasUp) this.start();
   }
 
   /** SIGSTOP: the process stays, frozen (a stuck member: peers see it as unreachable). */

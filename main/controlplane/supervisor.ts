@@ -14,7 +14,10 @@
 // usable once they hold their Leases, the aggregated roles have their rules
 // and every node is Ready (planeReadiness.ts). Both `pilothouse up` and the
 // console run the plane through this class; restartInTurn (rollingRestart.ts)
-// restarts every component in turn, e.g. after a certificate renewal.
+// restarts every component in turn, e.g. after a certificate renewal. One
+// component at a time is started, stopped, restarted, paused, resumed or
+// given another program or flags (replaceComponent: an upgrade walkthrough
+// swaps a member's binary) by its id.
 //
 // The supervisor only starts, stops and watches processes; what the members
 // say about themselves (leader, terms, health) is memberHealth.ts's business.
@@ -30,11 +33,12 @@ import { CONTROLLER_NODES, controllersLayout, controllersProgram, selfProgram } 
 import { restartInTurn, type RollingRestartReport } from './rollingRestart';
 import { waitApiServerReady, waitMembersHealthy, waitUsable } from './waits';
 import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
-import type { Program } from './memberProcess';
+import type { Program } from './program';
+import type { RunningPlane } from './runningPlane';
 import { MemberClient } from '../client/etcd/memberClient';
 import type { LogStore } from './logStore';
-import { StartupSteps } from './startupSteps';
-import { SupervisedProcess, type Clock, type LifecycleEvent, type Spawner } from './supervisedProcess';
+import { planeSteps, StartupSteps } from './startupSteps';
+import { SupervisedProcess, type Clock, type CommandLineChange, type LifecycleEvent, type Spawner } from './supervisedProcess';
 import type { RestartPolicyOptions } from './restartPolicy';
 
 export interface SupervisorOptions {
@@ -64,18 +68,9 @@ export interface SupervisorOptions {
   stopGraceMs?: number;
 }
 
-export const STARTUP_STEPS = [
-  { id: 'pki', label: 'Certificates (CA, member, client)' },
-  { id: 'members', label: 'Starting etcd members' },
-  { id: 'leader', label: 'Leader elected' },
-  { id: 'quorum', label: 'Every member serves linearizable reads' },
-];
-const APISERVER_STEP = { id: 'apiserver', label: 'API server ready (/readyz)' };
-const CONTROLLERS_STEP = { id: 'controllers', label: 'Controllers hold their leases, roles aggregated, nodes Ready' };
-
 const POLL_MS = 50;
 
-export class Supervisor {
+export class Supervisor implements RunningPlane {
   readonly layout: MemberLayout[];
   readonly clusterOpts: LocalClusterOptions;
   readonly members = new Map<string, SupervisedProcess>();
@@ -104,8 +99,7 @@ export class Supervisor {
       tls: true,
     };
     this.layout = clusterLayout(this.clusterOpts);
-    const withControllers = o.apiserver !== false && o.controllers !== false;
-    const steps = o.apiserver === false ? STARTUP_STEPS : [...STARTUP_STEPS, APISERVER_STEP, ...(withControllers ? [CONTROLLERS_STEP] : [])];
+    const steps = planeSteps({ apiserver: o.apiserver !== false, controllers: o.apiserver !== false && o.controllers !== false });
     this.steps = new StartupSteps(steps, o.events, undefined, o.onStep);
     for (const m of this.layout) {
       this.members.set(m.name, this.supervised(m.name, 'etcd', m.clientUrl, this.clusterOpts.program, memberFlags(m, this.layout, this.clusterOpts), m.logFile));
@@ -166,16 +160,9 @@ export class Supervisor {
     return c;
   }
 
-  /** The program and flags a component runs with. */
+  /** The program and flags a component runs with (after a replaceComponent, the new ones). */
   commandLine(id: string): { program: Program; args: string[] } {
-    if (id === 'apiserver' && this.apiLayoutValue) return { program: apiServerProgram(this.o.cliPath), args: apiServerFlags(this.apiLayoutValue, this.layout) };
-    if (id === 'controllers' && this.controllers) return { program: controllersProgram(this.o.cliPath), args: this.controllersLayout.args };
-    return { program: this.clusterOpts.program, args: this.memberArgs(id) };
-  }
-
-  /** The etcd flags a member runs with. */
-  memberArgs(name: string): string[] {
-    return memberFlags(this.memberLayout(name), this.layout, this.clusterOpts);
+    return this.process(id).commandLine();
   }
 
   memberLayout(name: string): MemberLayout {
@@ -194,8 +181,42 @@ export class Supervisor {
     return this.members.has(id) || (id === 'apiserver' && this.apiserver !== undefined) || (id === 'controllers' && this.controllers !== undefined);
   }
 
+  /** Members, then the API server, then the controllers. */
+  private processes(): SupervisedProcess[] {
+    return [...this.members.values(), ...(this.apiserver ? [this.apiserver] : []), ...(this.controllers ? [this.controllers] : [])];
+  }
+
   components(): ComponentStatus[] {
-    return [...this.members.values(), ...(this.apiserver ? [this.apiserver] : []), ...(this.controllers ? [this.controllers] : [])].map((p) => p.status());
+    return this.processes().map((p) => p.status());
+  }
+
+  /** The user's start of one component (also clears its crash history); no-op while it runs. */
+  startComponent(id: string): void {
+    this.process(id).start();
+  }
+
+  /** SIGTERM, SIGKILL after the grace period; the component stays down until started. */
+  stopComponent(id: string): Promise<void> {
+    return this.process(id).stop();
+  }
+
+  restartComponent(id: string): Promise<void> {
+    return this.process(id).restart();
+  }
+
+  /** SIGSTOP; false when the component is not starting or running. */
+  pauseComponent(id: string): boolean {
+    return this.process(id).pause();
+  }
+
+  /** SIGCONT; false when the component is not paused. */
+  resumeComponent(id: string): boolean {
+    return this.process(id).resume();
+  }
+
+  /** Runs one component with another program or flags, keeping its id, logs and restart policy (restarted if it ran). */
+  replaceComponent(id: string, change: CommandLineChange): Promise<void> {
+    return this.process(id).replace(change);
   }
 
   /** The API server process, created once its PKI exists. */
@@ -216,7 +237,7 @@ export class Supervisor {
    */
   controllersReady(): boolean | undefined {
     if (!this.controllers) return undefined;
-    if (!this.controllers.alive) return false;
+    if (!this.controllers.running) return false;
     this.controllers.markReady();
     return true;
   }
@@ -224,7 +245,7 @@ export class Supervisor {
   /** One /readyz probe; undefined when there is no API server. */
   async apiserverReady(timeoutMs = 800): Promise<boolean | undefined> {
     if (!this.apiLayoutValue || !this.apiserver) return undefined;
-    if (!this.apiserver.alive) return false;
+    if (!this.apiserver.running) return false;
     try {
       const ok = (await probeReadyz(this.apiLayoutValue, timeoutMs)) === 200;
       if (ok) this.apiserver.markReady();

@@ -1,17 +1,17 @@
-// What the supervisor waits for, as functions of it: every named member
+// What the supervisor waits for, as functions of the running plane: every named member
 // serving a linearizable read, the leader's name, the API server's /readyz,
 // and the plane made usable by the controllers (planeReadiness.ts). The
 // first start (supervisor.ts) and the rolling restart (rollingRestart.ts)
 // both wait with them.
 
 import { probeReadyz } from './apiserverLayout';
-import type { Supervisor } from './supervisor';
+import type { RunningPlane } from './runningPlane';
 
 /** The usable check is three LISTs: asked less often than the cheap probes. */
 const USABLE_POLL_MS = 200;
 
 /** Resolves true once every named member serves a linearizable read (each one marked running), false at the deadline. */
-export async function waitMembersHealthy(sup: Supervisor, names: string[], deadline: number, ready = new Set<string>()): Promise<boolean> {
+export async function waitMembersHealthy(sup: RunningPlane, names: string[], deadline: number, ready = new Set<string>()): Promise<boolean> {
   const all = await sup.pollUntil(deadline, async () => {
     await Promise.all(
       names
@@ -32,18 +32,18 @@ export async function waitMembersHealthy(sup: Supervisor, names: string[], deadl
 }
 
 /** The member that leads, as the members see it; undefined when none answers with one. */
-export async function leaderName(sup: Supervisor): Promise<string | undefined> {
+export async function leaderName(sup: RunningPlane): Promise<string | undefined> {
   const answers = await Promise.all(sup.layout.map(async (m) => ({ name: m.name, st: await sup.client(m.name).status(1_000).catch(() => undefined) })));
   const leaderId = answers.find((a) => a.st && a.st.leader !== '0')?.st?.leader;
   return answers.find((a) => a.st?.header?.member_id === leaderId)?.name;
 }
 
 /** Polls /readyz until 200 (the API server marked running): 'ready', 'exited' (and not being restarted) or 'timeout' with the last answer. */
-export async function waitApiServerReady(sup: Supervisor, deadline: number): Promise<{ outcome: 'ready' | 'exited' | 'timeout'; why: string }> {
+export async function waitApiServerReady(sup: RunningPlane, deadline: number): Promise<{ outcome: 'ready' | 'exited' | 'timeout'; why: string }> {
   const api = sup.apiserver!;
   let why = 'no answer';
   const ready = await sup.pollUntil(deadline, async () => {
-    if (!api.alive && api.state !== 'restarting' && api.state !== 'starting') return 'exited' as const;
+    if (!api.running && api.state !== 'restarting' && api.state !== 'starting') return 'exited' as const;
     try {
       const code = await probeReadyz(sup.apiLayout!, 1_000);
       if (code === 200) return 'ready' as const;
@@ -63,7 +63,7 @@ export async function waitApiServerReady(sup: Supervisor, deadline: number): Pro
  * deadline. A crashed controllers process is restarted meanwhile by its
  * supervision; one that gave up ends the wait.
  */
-export async function waitUsable(sup: Supervisor, deadline: number): Promise<string | undefined> {
+export async function waitUsable(sup: RunningPlane, deadline: number): Promise<string | undefined> {
   const ctl = sup.controllers!;
   const { kubeconfigClient, probeUsable } = await import('./readiness');
   const rest = await kubeconfigClient(sup.apiLayout!.kubeconfig, 'pilothouse-supervisor');

@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiServerFlags, waitApiServerReady, type ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
-import { MemberProcess } from '../../../main/controlplane/memberProcess';
+import { SupervisedProcess } from '../../../main/controlplane/supervisedProcess';
 import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type KubeClients } from '../../../main/client/kube';
 import { startResourceQuotaController } from '../../../main/controllers/manager/resourceQuota';
 import { mkdirSync } from 'node:fs';
 import { apiServerLayout, writeKubeconfig } from '../../../main/controlplane/apiserverLayout';
-import { apiRequest, apiServerTestProgram, KUBECTL, reapApiServers, run } from '../harness/apiserver';
-import { reapClusters, startTestCluster, type TestCluster } from '../harness/cluster';
-import type { CtlResult } from '../harness/etcdctl';
+import { apiRequest, apiServerTestProgram, KUBECTL, reapApiServers, run } from '../../support/apiserver';
+import { reapClusters, startTestCluster, type TestCluster } from '../../support/cluster';
+import type { CtlResult } from '../../support/etcdctl';
 
 const PORT_BASE = 30300;
 const SECOND_PORT = 30310;
@@ -26,7 +26,7 @@ const SECOND_PORT = 30310;
 interface Api {
   tc: TestCluster;
   layout: ApiServerLayout;
-  proc: MemberProcess;
+  proc: SupervisedProcess;
   kubectl(args: string[], opts?: { stdin?: string; timeoutMs?: number }): Promise<CtlResult>;
 }
 let api: Api;
@@ -84,7 +84,7 @@ interface Pod {
 async function startApiServerPatiently(portBase: number): Promise<Api> {
   const tc = await startTestCluster('pilothouse', portBase, 120_000, { tls: true });
   const layout = await apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
-  const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout), layout.logFile);
+  const proc = new SupervisedProcess({ id: 'apiserver', kind: 'apiserver', program: apiServerTestProgram(), args: apiServerFlags(layout, tc.cluster.layout), logFile: layout.logFile, restart: 'never' });
   procs.push(proc);
   proc.start();
   const ready = await waitApiServerReady(layout, 90_000, () => proc.running);
@@ -95,7 +95,7 @@ async function startApiServerPatiently(portBase: number): Promise<Api> {
   return { tc, layout, proc, kubectl: (args, opts = {}) => run(KUBECTL, args, { KUBECONFIG: layout.kubeconfig, HOME: home }, opts) };
 }
 
-const procs: MemberProcess[] = [];
+const procs: SupervisedProcess[] = [];
 
 beforeAll(async () => {
   api = await startApiServerPatiently(PORT_BASE);
@@ -283,7 +283,7 @@ describe('admission trace', () => {
 describe('--disable-admission-plugins=ServiceAccount', () => {
   it('a second API server over the same etcd admits a pod without a ServiceAccount and mounts nothing', async () => {
     const layout: ApiServerLayout = { ...api.layout, port: SECOND_PORT, url: `https://127.0.0.1:${SECOND_PORT}`, logFile: join(api.tc.dir, 'logs', 'apiserver-2.log') };
-    const second = new MemberProcess('apiserver-2', apiServerTestProgram(), apiServerFlags(layout, api.tc.cluster.layout, ['--disable-admission-plugins=ServiceAccount']), layout.logFile);
+    const second = new SupervisedProcess({ id: 'apiserver-2', kind: 'apiserver', program: apiServerTestProgram(), args: apiServerFlags(layout, api.tc.cluster.layout, ['--disable-admission-plugins=ServiceAccount']), logFile: layout.logFile, restart: 'never' });
     procs.push(second);
     second.start();
     const ready = await waitApiServerReady(layout, 60_000, () => second.running);

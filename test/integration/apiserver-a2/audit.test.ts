@@ -9,7 +9,7 @@ import { existsSync, statSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { apiRequest, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 const PORT_BASE = 30720;
 

@@ -13,8 +13,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
-import type { CtlResult } from '../harness/etcdctl';
+import { apiRequest, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
+import type { CtlResult } from '../../support/etcdctl';
 
 const PORT_BASE = 30100;
 /** This file's issuer; the harness may name another before it (the API server's command line decides, see issuers). */

@@ -8,8 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
-import { CLI_JS } from '../harness/cluster';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
+import { CLI_JS } from '../../support/cluster';
 import { eventually } from '../controllers/managerControlPlane';
 
 let api: TestApiServer;

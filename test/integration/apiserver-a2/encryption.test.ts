@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 const PORT_BASE = 30700;
 const key = (n: number) => Buffer.alloc(32, n).toString('base64');
@@ -137,7 +137,7 @@ describe('encryption at rest', () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, config([]).replace('      keys:\n', `      keys:\n      - name: short\n        secret: ${Buffer.alloc(8).toString('base64')}\n`));
     const { spawnSync } = await import('node:child_process');
-    const { CLI_JS } = await import('../harness/cluster');
+    const { CLI_JS } = await import('../../support/cluster');
     const r = spawnSync(process.execPath, [CLI_JS, 'apiserver', '--etcd-servers=https://127.0.0.1:30799', '--tls-cert-file=/dev/null', '--tls-private-key-file=/dev/null', `--encryption-provider-config=${bad}`], { encoding: 'utf8', timeout: 120_000 });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('Error: error while parsing file: resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 8, expected one of [16 24 32]');

@@ -8,7 +8,7 @@
 // is kube's 403 message. Ports 30760–30766.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { apiRequest, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 const PORT_BASE = 30760;
 let api: TestApiServer;

@@ -6,7 +6,7 @@
 // Each case selects its own Deployments by a label so the policies never meet.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 const PORT_BASE = 30600;
 

@@ -16,10 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLeaf } from '../../../main/common/pki/certificates';
 import { componentKubeconfig } from '../../../main/common/pki/componentPki';
 import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig } from '../../../main/controlplane/apiserverLayout';
-import { MemberProcess } from '../../../main/controlplane/memberProcess';
-import { CLI_JS, reapClusters, startTestCluster } from '../harness/cluster';
-import { KUBECTL, run } from '../harness/apiserver';
-import { ETCDCTL, type CtlResult } from '../harness/etcdctl';
+import { SupervisedProcess } from '../../../main/controlplane/supervisedProcess';
+import { CLI_JS, reapClusters, startTestCluster } from '../../support/cluster';
+import { KUBECTL, run } from '../../support/apiserver';
+import { ETCDCTL, type CtlResult } from '../../support/etcdctl';
 
 const PORT_BASE = 30200;
 const PRIVATE = resolve(`test-results/rbac-${process.pid}`);
@@ -38,12 +38,12 @@ interface Api {
   logTail(lines?: number): string;
 }
 let api: Api;
-let apiProc: MemberProcess | undefined;
+let apiProc: SupervisedProcess | undefined;
 
 async function startApiServer(): Promise<Api> {
   const tc = await startTestCluster('pilothouse', PORT_BASE, READY_MS, { tls: true });
   const layout = await apiServerLayout(tc.dir, PORT_BASE, tc.cluster.layout.length, tc.cluster.pki!);
-  const proc = new MemberProcess('apiserver', { command: process.execPath, args: [join(PRIVATE, 'out/main/cli.js'), 'apiserver'], env: { ELECTRON_RUN_AS_NODE: '1' } }, apiServerFlags(layout, tc.cluster.layout, ['--authorization-mode=Node,RBAC']), layout.logFile);
+  const proc = new SupervisedProcess({ id: 'apiserver', kind: 'apiserver', program: { command: process.execPath, args: [join(PRIVATE, 'out/main/cli.js'), 'apiserver'], env: { ELECTRON_RUN_AS_NODE: '1' } }, args: apiServerFlags(layout, tc.cluster.layout, ['--authorization-mode=Node,RBAC']), logFile: layout.logFile, restart: 'never' });
   apiProc = proc;
   const home = join(tc.dir, 'home');
   mkdirSync(home, { recursive: true });

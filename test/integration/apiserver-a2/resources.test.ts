@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
-import { MemberProcess } from '../../../main/controlplane/memberProcess';
-import { apiRequest, apiServerTestProgram, KUBECTL, reapApiServers, run } from '../harness/apiserver';
-import { reapClusters, startTestCluster } from '../harness/cluster';
-import { ETCDCTL, type CtlResult } from '../harness/etcdctl';
+import { SupervisedProcess } from '../../../main/controlplane/supervisedProcess';
+import { apiRequest, apiServerTestProgram, KUBECTL, reapApiServers, run } from '../../support/apiserver';
+import { reapClusters, startTestCluster } from '../../support/cluster';
+import { ETCDCTL, type CtlResult } from '../../support/etcdctl';
 
 const PORT_BASE = 30000;
 
@@ -24,7 +24,7 @@ const PORT_BASE = 30000;
 interface Api {
   layout: ApiServerLayout;
   home: string;
-  proc: MemberProcess;
+  proc: SupervisedProcess;
   kubectl(args: string[]): Promise<CtlResult>;
   etcdctl(args: string[]): Promise<CtlResult>;
   logTail(lines?: number): string;
@@ -34,7 +34,7 @@ async function startPatient(portBase: number, timeoutMs = 150_000): Promise<Api>
   const tc = await startTestCluster('pilothouse', portBase, timeoutMs, { tls: true });
   const pki = tc.cluster.pki!;
   const layout = await apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, pki);
-  const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout), layout.logFile);
+  const proc = new SupervisedProcess({ id: 'apiserver', kind: 'apiserver', program: apiServerTestProgram(), args: apiServerFlags(layout, tc.cluster.layout), logFile: layout.logFile, restart: 'never' });
   const logTail = (lines = 40) => (existsSync(layout.logFile) ? readFileSync(layout.logFile, 'utf8').split('\n').slice(-lines).join('\n') : '(no log)');
   const home = join(tc.dir, 'home');
   mkdirSync(home, { recursive: true });

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCa, issueLeaf } from '../../../main/common/pki/certificates';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
-import { CLI_JS } from '../harness/cluster';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
+import { CLI_JS } from '../../support/cluster';
 
 const PORT_BASE = 30500;
 const HOOK_PORT = 30510;

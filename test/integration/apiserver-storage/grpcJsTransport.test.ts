@@ -4,7 +4,7 @@
 // etcd watch stream per resource), a watch — and what it wrote is in etcd.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 const PORT_BASE = 21500;
 

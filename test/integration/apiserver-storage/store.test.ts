@@ -10,7 +10,7 @@ import { EtcdClient } from '../../../main/client/etcd/etcdClient';
 import { CHANNEL_TRANSPORTS } from '../../../main/client/etcd/etcdChannel';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { WatchCache, type WatchCacheOptions } from '../../../main/apiserver/storage/watchCache';
-import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';
+import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../../support/cluster';
 import { protobufCodec } from '../../../main/kube/codec';
 
 const codec = protobufCodec();

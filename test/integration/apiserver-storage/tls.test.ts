@@ -6,7 +6,7 @@ import { protobufCodec } from '../../../main/kube/codec';
 import { EtcdClient } from '../../../main/client/etcd/etcdClient';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
-import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';
+import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../../support/cluster';
 import { cm } from './storageConformance';
 import { record } from './watchRecorder';
 

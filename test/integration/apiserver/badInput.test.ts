@@ -13,8 +13,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
-import { openTls, parseResponse, rawExchange, type RawOptions } from '../harness/rawTls';
+import { apiRequest, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
+import { openTls, parseResponse, rawExchange, type RawOptions } from '../../support/rawTls';
 
 const PORT_BASE = 20100;
 let api: TestApiServer;

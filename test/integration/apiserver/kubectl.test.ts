@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KUBECTL, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { KUBECTL, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 let api: TestApiServer;
 

@@ -10,8 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers, run, startTestApiServer, KUBECTL, type TestApiServer } from '../harness/apiserver';
-import { openTls, parseResponse, rawExchange, type RawOptions } from '../harness/rawTls';
+import { reapApiServers, run, startTestApiServer, KUBECTL, type TestApiServer } from '../../support/apiserver';
+import { openTls, parseResponse, rawExchange, type RawOptions } from '../../support/rawTls';
 
 const PORT_BASE = 20110;
 let api: TestApiServer;

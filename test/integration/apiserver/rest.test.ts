@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { apiRequest, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 let api: TestApiServer;
 const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>

@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_JS } from '../harness/cluster';
-import { KUBECTL, run } from '../harness/apiserver';
+import { CLI_JS } from '../../support/cluster';
+import { KUBECTL, run } from '../../support/apiserver';
 
 const PORT_BASE = 20200;
 const dir = mkdtempSync(join(tmpdir(), 'pilothouse-scale-'));

@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI_JS } from '../harness/cluster';
-import { KUBECTL, PORTS_APISERVER, run } from '../harness/apiserver';
+import { CLI_JS } from '../../support/cluster';
+import { KUBECTL, PORTS_APISERVER, run } from '../../support/apiserver';
 
 const dir = mkdtempSync(join(tmpdir(), 'pilothouse-up-api-'));
 const pids = new Set<number>();

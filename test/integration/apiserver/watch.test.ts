@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { AppsV1Api, KubeConfig, makeInformer, type V1Deployment } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
-import { parseJsonWithBigIds } from '../harness/etcdctl';
+import { apiRequest, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
+import { parseJsonWithBigIds } from '../../support/etcdctl';
 
 let api: TestApiServer;
 let kc: KubeConfig;

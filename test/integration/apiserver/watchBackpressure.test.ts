@@ -13,7 +13,7 @@ import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 const PORT_BASE = 20500;
 const CONFIGMAPS = 100;

@@ -23,8 +23,8 @@ import { formatExpiry } from '../../../main/cmd/certs';
 import { issueLeaf, leafRequestOf } from '../../../main/common/pki/certificates';
 import { writePair } from '../../../main/common/pki/clusterPki';
 import { expirationOf, pkiInventory } from '../../../main/common/pki/renewal';
-import { CLI_JS, reapClusters, startTestCluster } from '../harness/cluster';
-import { etcdctl } from '../harness/etcdctl';
+import { CLI_JS, reapClusters, startTestCluster } from '../../support/cluster';
+import { etcdctl } from '../../support/etcdctl';
 
 const PORT_BASE = 22500;
 const ETCD_PORT_BASE = 22520;

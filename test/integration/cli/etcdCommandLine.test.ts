@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI_JS, ETCD_BINARY } from '../harness/cluster';
+import { CLI_JS, ETCD_BINARY } from '../../support/cluster';
 
 const dir = mkdtempSync(join(tmpdir(), 'pilothouse-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CLI_JS, PORTS } from '../harness/cluster';
-import { etcdctl } from '../harness/etcdctl';
+import { CLI_JS, PORTS } from '../../support/cluster';
+import { etcdctl } from '../../support/etcdctl';
 
 interface UpRun {
   child: ChildProcess;

@@ -11,8 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI_JS } from '../harness/cluster';
-import { readyNodeCount, reapUps, startUp } from '../harness/upProcess';
+import { CLI_JS } from '../../support/cluster';
+import { readyNodeCount, reapUps, startUp } from '../../support/upProcess';
 
 const PORTS = { full: 22100, membersOnly: 22200, noControllers: 22300 } as const;
 const READY = /pilothouse: control plane ready \(([^)]*)\) in (\d+) ms\n/;

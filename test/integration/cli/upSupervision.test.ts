@@ -10,8 +10,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
-import { apiRequest } from '../harness/apiserver';
-import { readyNodeCount, reapUps, startUp, until, type UpRun } from '../harness/upProcess';
+import { apiRequest } from '../../support/apiserver';
+import { readyNodeCount, reapUps, startUp, until, type UpRun } from '../../support/upProcess';
 
 const PORT_BASE = 22000;
 const BACK_WITHIN_MS = 5_000;

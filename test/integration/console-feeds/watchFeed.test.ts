@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3 } from 'etcd3';
 import type { BridgeEventName, BridgeEvents, EventSink, WatchEventRecord } from '../../../preload/contract';
 import { WatchFeed } from '../../../main/console/watchFeed';
-import { reapClusters, startTestCluster, type TestCluster } from '../harness/cluster';
+import { reapClusters, startTestCluster, type TestCluster } from '../../support/cluster';
 
 const PORT_BASE = 28950;
 

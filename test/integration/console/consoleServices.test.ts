@@ -16,8 +16,8 @@ import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BridgeEventName, BridgeEvents, EventSink, RestoreProgress, SnapshotProgress } from '../../../preload/contract';
 import { createConsoleServices, type ConsoleServices } from '../../../main/console/consoleServices';
-import { CLI_JS } from '../harness/cluster';
-import { etcdctl, parseJsonWithBigIds } from '../harness/etcdctl';
+import { CLI_JS } from '../../support/cluster';
+import { etcdctl, parseJsonWithBigIds } from '../../support/etcdctl';
 
 const PORT_BASE = 28500;
 

@@ -4,7 +4,7 @@
 // undo, a deleted pod replaced, scale down, and the three deletion cascades.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers } from '../harness/apiserver';
+import { reapApiServers } from '../../support/apiserver';
 import { eventually, startManagerControlPlane, type ManagerControlPlane } from './managerControlPlane';
 
 const PORT_BASE = 29400;

@@ -3,7 +3,7 @@
 // old ReplicaSets beyond revisionHistoryLimit are deleted once scaled down.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers } from '../harness/apiserver';
+import { reapApiServers } from '../../support/apiserver';
 import { startManagerControlPlane, type ManagerControlPlane } from './managerControlPlane';
 
 const PORT_BASE = 29440;

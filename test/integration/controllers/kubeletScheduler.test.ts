@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/client/kube';
 import { startScheduler } from '../../../main/controllers/scheduler';
 import { startKubelets } from '../../../main/controllers/kubelet';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 let api: TestApiServer;
 let clients: KubeClients;

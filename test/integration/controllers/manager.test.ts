@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers } from '../harness/apiserver';
+import { reapApiServers } from '../../support/apiserver';
 import { eventually, startManagerControlPlane, type ManagerControlPlane } from './managerControlPlane';
 
 const PORT_BASE = 29600;

@@ -8,7 +8,7 @@ import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realCloc
 import { startControllerManager } from '../../../main/controllers/manager';
 import { startScheduler } from '../../../main/controllers/scheduler';
 import { startKubelets } from '../../../main/controllers/kubelet';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 export interface ManagerControlPlane {
   api: TestApiServer;

@@ -15,7 +15,7 @@ import { startScheduler } from '../../../main/controllers/scheduler';
 import { startKubelets } from '../../../main/controllers/kubelet';
 import { startNodeLifecycleController } from '../../../main/controllers/nodelifecycle';
 import { startControllerManager } from '../../../main/controllers/manager';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 let api: TestApiServer;
 let clients: KubeClients;

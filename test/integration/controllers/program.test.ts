@@ -11,8 +11,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_JS } from '../harness/cluster';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { CLI_JS } from '../../support/cluster';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
 const PRIVATE = resolve(`test-results/controllers-program-${process.pid}`);
 const LEASE = { duration: 4000, renew: 3000, retry: 500 };

@@ -22,8 +22,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KObject } from '../../../main/kube/object';
 import { decodeStored, protobufCodec } from '../../../main/kube/codec';
-import { CLI_JS } from '../harness/cluster';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../harness/apiserver';
+import { CLI_JS } from '../../support/cluster';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 import { eventually } from './managerControlPlane';
 
 const PORT_BASE = 30800;

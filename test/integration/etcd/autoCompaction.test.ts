@@ -8,8 +8,8 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memberLogTails, memberNameForEndpoint, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
-import { etcdctl } from '../harness/etcdctl';
+import { memberLogTails, memberNameForEndpoint, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
+import { etcdctl } from '../../support/etcdctl';
 
 const PORT_BASE = 25300;
 const INTERVAL_ENV = 'PILOTHOUSE_AUTO_COMPACTION_INTERVAL_MS';

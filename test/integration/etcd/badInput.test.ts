@@ -14,9 +14,9 @@ import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterPki } from '../../../main/common/pki/clusterPki';
-import { TARGET, memberLogTails, reapClusters, startTestCluster, type TestCluster } from '../harness/cluster';
-import { etcdctl, type CtlResult } from '../harness/etcdctl';
-import { F, PREFACE, T, exchange, frame, grpcMessage, grpcRequestBlock, headerFrames, literal, type Answer } from '../harness/http2Wire';
+import { TARGET, memberLogTails, reapClusters, startTestCluster, type TestCluster } from '../../support/cluster';
+import { etcdctl, type CtlResult } from '../../support/etcdctl';
+import { F, PREFACE, T, exchange, frame, grpcMessage, grpcRequestBlock, headerFrames, literal, type Answer } from '../../support/http2Wire';
 
 const PORT_BASE = 21000;
 const ALLOWED_ORIGIN = 'http://console.example:8080';

@@ -3,8 +3,8 @@
 // and `endpoint status` shows exactly one leader and one raft term.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PORTS, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
-import { endpointStatus, etcdctl } from '../harness/etcdctl';
+import { PORTS, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
+import { endpointStatus, etcdctl } from '../../support/etcdctl';
 
 describe(`three-member cluster (${TARGET})`, () => {
   let tc: TestCluster;

@@ -4,8 +4,8 @@
 
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PORTS, reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';
-import { etcdctl } from '../harness/etcdctl';
+import { PORTS, reapClusters, startTestCluster, TARGET, type TestCluster } from '../../support/cluster';
+import { etcdctl } from '../../support/etcdctl';
 
 const WRITERS = 8;
 const STREAM_MS = 1_500;

@@ -4,9 +4,9 @@
 // the reference must show the error we meant to provoke.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PORTS, reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';
-import { etcdctl } from '../harness/etcdctl';
-import { normalizeOutput } from '../harness/normalize';
+import { PORTS, reapClusters, startTestCluster, TARGET, type TestCluster } from '../../support/cluster';
+import { etcdctl } from '../../support/etcdctl';
+import { normalizeOutput } from '../../support/normalize';
 
 function txnWithPuts(n: number, key: (i: number) => string): string {
   return ['', ...Array.from({ length: n }, (_, i) => `put ${key(i)} v`), '', '', ''].join('\n');

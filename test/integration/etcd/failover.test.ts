@@ -4,8 +4,8 @@
 // read on it (answered from its own state) returns the writes it missed.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memberNameForEndpoint, PORTS, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
-import { etcdctl } from '../harness/etcdctl';
+import { memberNameForEndpoint, PORTS, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
+import { etcdctl } from '../../support/etcdctl';
 
 describe(`leader kill -9 (${TARGET})`, () => {
   let tc: TestCluster;

@@ -5,9 +5,9 @@
 // member ids and the raft term. Revisions are compared as they are.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PORTS, reapClusters, startTestCluster, TARGET, type TestCluster } from '../harness/cluster';
-import { etcdctl } from '../harness/etcdctl';
-import { normalizeOutput } from '../harness/normalize';
+import { PORTS, reapClusters, startTestCluster, TARGET, type TestCluster } from '../../support/cluster';
+import { etcdctl } from '../../support/etcdctl';
+import { normalizeOutput } from '../../support/normalize';
 
 interface Step {
   args: string[];

@@ -5,8 +5,8 @@
 // PILOTHOUSE_TEST_IMPL=etcd to check the same expectations against etcd.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memberNameForEndpoint, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
-import { etcdctl } from '../harness/etcdctl';
+import { memberNameForEndpoint, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
+import { etcdctl } from '../../support/etcdctl';
 
 /** This file's ports: 24800–24899. */
 const PORT_BASE = 24800;

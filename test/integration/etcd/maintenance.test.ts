@@ -10,8 +10,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCluster } from '../../../main/controlplane/localCluster';
-import { CLI_JS, memberLogTails, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
-import { ETCDCTL, etcdctl, parseJsonWithBigIds, type CtlResult } from '../harness/etcdctl';
+import { CLI_JS, memberLogTails, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
+import { ETCDCTL, etcdctl, parseJsonWithBigIds, type CtlResult } from '../../support/etcdctl';
 
 const PORT_BASE = 24900;
 const RESTORED_PORT_BASE = 24910;

@@ -12,8 +12,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memberLogTails, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
-import { etcdctl, parseJsonWithBigIds } from '../harness/etcdctl';
+import { memberLogTails, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
+import { etcdctl, parseJsonWithBigIds } from '../../support/etcdctl';
 
 const PORT_BASE = 25100;
 const M4_CLIENT = 'http://127.0.0.1:25106';

@@ -4,8 +4,8 @@
 // still answers on the survivor, and restarting one member brings writes back.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memberNameForEndpoint, PORTS, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
-import { etcdctl } from '../harness/etcdctl';
+import { memberNameForEndpoint, PORTS, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
+import { etcdctl } from '../../support/etcdctl';
 
 // What etcdctl 3.4 prints when a write cannot reach a quorum: the server's
 // timeout, its leader-loss variants, or the client's own deadline (etcd 3.4

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterPki } from '../../../main/common/pki/clusterPki';
-import { ETCD_BINARY, CLI_JS, PORTS, TARGET, reapClusters, startTestCluster, type TestCluster } from '../harness/cluster';
-import { etcdctl, type CtlResult } from '../harness/etcdctl';
+import { ETCD_BINARY, CLI_JS, PORTS, TARGET, reapClusters, startTestCluster, type TestCluster } from '../../support/cluster';
+import { etcdctl, type CtlResult } from '../../support/etcdctl';
 
 let tc: TestCluster;
 let pki: ClusterPki;

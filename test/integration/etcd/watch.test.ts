@@ -11,8 +11,8 @@ import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etcdPackageDefinition } from '../../../main/common/etcdProtos';
 import { LocalCluster } from '../../../main/controlplane/localCluster';
-import { memberNameForEndpoint, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
-import { ETCDCTL, etcdctl } from '../harness/etcdctl';
+import { memberNameForEndpoint, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
+import { ETCDCTL, etcdctl } from '../../support/etcdctl';
 
 /** This file's port range (24700–24799): the 3-member cluster, then the single member. */
 const PORT_BASE = 24700;

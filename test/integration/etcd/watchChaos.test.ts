@@ -11,7 +11,7 @@ import { credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etcdPackageDefinition } from '../../../main/common/etcdProtos';
-import { memberLogTails, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../harness/cluster';
+import { memberLogTails, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
 
 /** This file's port range: 26100–26199. */
 const PORT_BASE = 26100;

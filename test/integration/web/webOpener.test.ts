@@ -11,7 +11,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rm
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_JS } from '../harness/cluster';
+import { CLI_JS } from '../../support/cluster';
 
 const PORT = 23000;
 const PORT_BASE = 23010;

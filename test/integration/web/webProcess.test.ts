@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { CLI_JS } from '../harness/cluster';
+import { CLI_JS } from '../../support/cluster';
 import { bridgeProtocols } from '../../../renderer/src/bridge';
 
 const PORT = 28460;

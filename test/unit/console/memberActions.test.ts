@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { clusterLayout } from '../../../main/controlplane/localCluster';
 import type { MemberClient, WireStatus } from '../../../main/client/etcd/memberClient';
 import { memberAction, shellQuote, type ActionDeps } from '../../../main/console/memberActions';
-import type { SupervisedProcess } from '../../../main/controlplane/supervisedProcess';
+import type { ControlledProcess } from '../../../main/console/cluster';
 
 const layout = clusterLayout({ dataDir: '/d', portBase: 28600, program: { command: 'x', args: [] }, tls: true });
 const ids: Record<string, string> = { m1: '11', m2: '22', m3: '4096' };
@@ -14,10 +14,13 @@ function status(name: string, leader: string): WireStatus {
   };
 }
 
-function deps(leader: string, calls: string[], opts: { moveError?: string } = {}): ActionDeps {
+function deps(leader: string, calls: string[], opts: { moveError?: string; processControl?: boolean } = {}): ActionDeps {
+  const processControl = opts.processControl ?? true;
   return {
-    layout,
-    client: (name) =>
+    mode: processControl ? 'embedded' : 'external',
+    capabilities: { processControl, snapshotRestore: processControl },
+    members: layout,
+    memberClient: (name) =>
       ({
         status: async () => status(name, leader),
         moveLeader: async (target: string) => {
@@ -31,12 +34,12 @@ function deps(leader: string, calls: string[], opts: { moveError?: string } = {}
         },
       }) as unknown as MemberClient,
     process: (name) => {
-      if (!['m1', 'm2', 'm3', 'apiserver'].includes(name)) throw new Error(`no component ${name}`);
+      if (!processControl || !['m1', 'm2', 'm3', 'apiserver'].includes(name)) return undefined;
       return {
-        pid: 4242, alive: true, state: 'running',
+        pid: 4242, running: true, state: 'running',
         stop: async () => void calls.push(`${name}.stop`), kill: async () => void calls.push(`${name}.kill`),
         restart: async () => void calls.push(`${name}.restart`), pause: () => true, resume: () => false, start: () => void calls.push(`${name}.start`),
-      } as unknown as SupervisedProcess;
+      } as unknown as ControlledProcess;
     },
     commandLine: () => ({ program: { command: '/usr/bin/node', args: ['/opt/my app/cli.js', 'etcd'], env: { ELECTRON_RUN_AS_NODE: '1' } }, args: ['--name', 'm2'] }),
   };
@@ -83,6 +86,19 @@ describe('member actions and the commands they teach', () => {
   it('etcd-only actions on the API server, and unknown components', async () => {
     expect(await memberAction(deps('11', []), 'apiserver', 'defrag')).toEqual({ ok: false, message: 'apiserver is not an etcd member', command: '' });
     expect(await memberAction(deps('11', []), 'm9', 'stop')).toEqual({ ok: false, message: 'no member m9', command: '' });
+  });
+
+  it('on an attached cluster the process actions are not possible, the etcd ones still are', async () => {
+    const calls: string[] = [];
+    const attached = deps('11', calls, { processControl: false });
+    expect(await memberAction(attached, 'm2', 'kill')).toEqual({
+      ok: false,
+      message: 'kill m2 is not possible on an attached cluster: its processes are not run by this console',
+      command: '',
+    });
+    expect(await memberAction(attached, 'm9', 'stop')).toEqual({ ok: false, message: 'no member m9', command: '' });
+    expect(await memberAction(attached, 'm2', 'defrag')).toMatchObject({ ok: true });
+    expect(calls).toEqual(['m2.defragment']);
   });
 
   it('quotes shell words only when needed', () => {

@@ -1,60 +1,12 @@
-import { EventEmitter } from 'node:events';
-import { PassThrough } from 'node:stream';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ComponentStatus } from '../../../preload/contract';
 import { LogStore } from '../../../main/controlplane/logStore';
 import { RestartPolicy } from '../../../main/controlplane/restartPolicy';
-import { SupervisedProcess, type ChildLike, type Clock, type LifecycleEvent } from '../../../main/controlplane/supervisedProcess';
-
-/** Timers that fire only when the test advances time. */
-class FakeClock implements Clock {
-  t = 1_000_000;
-  private timers: { at: number; fn: () => void; id: number }[] = [];
-  private next = 1;
-  now = () => this.t;
-  setTimeout = (fn: () => void, ms: number) => {
-    const id = this.next++;
-    this.timers.push({ at: this.t + ms, fn, id });
-    return id;
-  };
-  clearTimeout = (h: unknown) => {
-    this.timers = this.timers.filter((x) => x.id !== h);
-  };
-  advance(ms: number): void {
-    const until = this.t + ms;
-    for (;;) {
-      const due = this.timers.filter((x) => x.at <= until).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((x) => x !== due);
-      this.t = due.at;
-      due.fn();
-    }
-    this.t = until;
-  }
-  get pending(): number {
-    return this.timers.length;
-  }
-}
-
-/** A child that records signals; SIGKILL and (unless it ignores it) SIGTERM end it. */
-class FakeChild extends EventEmitter implements ChildLike {
-  static nextPid = 100;
-  readonly pid = FakeChild.nextPid++;
-  readonly stdout = new PassThrough();
-  readonly stderr = new PassThrough();
-  readonly signals: string[] = [];
-  constructor(readonly ignoreTerm = false) {
-    super();
-  }
-  kill(signal: NodeJS.Signals): boolean {
-    this.signals.push(signal);
-    if (signal === 'SIGKILL' || (signal === 'SIGTERM' && !this.ignoreTerm)) queueMicrotask(() => this.emit('exit', null, signal));
-    return true;
-  }
-  crash(code = 1): void {
-    this.emit('exit', code, null);
-  }
-}
+import { SupervisedProcess, type LifecycleEvent } from '../../../main/controlplane/supervisedProcess';
+import { FakeChild, FakeClock } from './fakeProcess';
 
 function setup(opts: { ignoreTerm?: boolean } = {}) {
   const clock = new FakeClock();
@@ -294,5 +246,93 @@ describe('supervised process after close', () => {
     clock.advance(60_000);
     expect(children).toHaveLength(1);
     expect(proc.state).toBe('stopped');
+  });
+});
+
+describe('supervised process without restarts (restart policy never)', () => {
+  it('an unasked exit leaves it crashed with no timer; start runs it again', () => {
+    const clock = new FakeClock();
+    const children: FakeChild[] = [];
+    const proc = new SupervisedProcess({
+      id: 'm1', kind: 'etcd', program: { command: '/bin/member', args: [] }, args: [], logs: new LogStore(undefined), clock, restart: 'never',
+      spawner: () => (children.push(new FakeChild()), children[children.length - 1]!),
+    });
+    proc.start();
+    children[0]!.crash(1);
+    expect(proc.state).toBe('crashed');
+    expect(proc.running).toBe(false);
+    expect(clock.pending).toBe(0);
+    clock.advance(60_000);
+    expect(children).toHaveLength(1);
+    proc.start();
+    expect(children).toHaveLength(2);
+    expect(proc.running).toBe(true);
+  });
+
+  it('without a LogStore the child writes to the log file: the spawner gets its descriptor', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'supervised-'));
+    const outputs: unknown[] = [];
+    const logFile = join(dir, 'logs', 'm1.log');
+    const proc = new SupervisedProcess({
+      id: 'm1', kind: 'etcd', program: { command: '/bin/member', args: [] }, args: [], logFile, restart: 'never', clock: new FakeClock(),
+      spawner: (_c, _a, _e, output) => (outputs.push(output), new FakeChild()),
+    });
+    proc.start();
+    expect(typeof outputs[0]).toBe('number');
+    expect(existsSync(logFile)).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('supervised process kill and replace', () => {
+  it('kill sends the signal asked for (SIGKILL by default) and is not restarted', async () => {
+    const { proc, clock, children, last } = setup();
+    proc.start();
+    await proc.kill('SIGTERM');
+    expect(last().signals).toEqual(['SIGTERM']);
+    expect(proc.state).toBe('stopped');
+    clock.advance(60_000);
+    expect(children).toHaveLength(1);
+  });
+
+  const cases = [
+    { name: 'another program, same flags', change: { program: { command: '/usr/bin/etcd', args: [] } }, want: ['/usr/bin/etcd', '--name', 'm1'] },
+    { name: 'other flags, same program', change: { args: ['--name', 'm1', '--snapshot-count', '10'] }, want: ['/bin/member', 'etcd', '--name', 'm1', '--snapshot-count', '10'] },
+  ];
+  for (const c of cases) {
+    it(`replace while running: ${c.name}, restarted with it, keeping logs and restart policy`, async () => {
+      const spawned: string[][] = [];
+      const clock = new FakeClock();
+      const children: FakeChild[] = [];
+      const logs = new LogStore(undefined);
+      const proc = new SupervisedProcess({
+        id: 'm1', kind: 'etcd', program: { command: '/bin/member', args: ['etcd'] }, args: ['--name', 'm1'], logs, clock,
+        spawner: (command, args) => (spawned.push([command, ...args]), children.push(new FakeChild()), children[children.length - 1]!),
+      });
+      proc.start();
+      await proc.replace(c.change);
+      expect(children[0]!.signals).toEqual(['SIGTERM']);
+      expect(spawned[1]).toEqual(c.want);
+      expect(proc.state).toBe('starting');
+      expect([proc.commandLine().program.command, ...proc.commandLine().program.args, ...proc.commandLine().args]).toEqual(c.want);
+      children[1]!.crash(1);
+      expect(proc.state).toBe('restarting');
+      clock.advance(250);
+      expect(spawned[2]).toEqual(c.want);
+      expect(logs.lines('m1').some((l) => l.text.startsWith('command line replaced: '))).toBe(true);
+    });
+  }
+
+  it('replace while stopped only changes what the next start runs', async () => {
+    const spawned: string[] = [];
+    const proc = new SupervisedProcess({
+      id: 'm1', kind: 'etcd', program: { command: '/bin/member', args: [] }, args: [], logs: new LogStore(undefined), clock: new FakeClock(),
+      spawner: (command) => (spawned.push(command), new FakeChild()),
+    });
+    await proc.replace({ program: { command: '/usr/bin/etcd', args: [] } });
+    expect(spawned).toEqual([]);
+    expect(proc.state).toBe('stopped');
+    proc.start();
+    expect(spawned).toEqual(['/usr/bin/etcd']);
   });
 });

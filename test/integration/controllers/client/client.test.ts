@@ -6,7 +6,7 @@
 // over once the lease has run out. Ports 29000–29006.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapApiServers, startTestApiServer, type TestApiServer } from '../../harness/apiserver';
+import { reapApiServers, startTestApiServer, type TestApiServer } from '../../../support/apiserver';
 import { SharedIndexInformer, INDEX_NODE_NAME, restListerWatcher, type KubeObject, type ListerWatcher } from '../../../../main/client/kube/informer';
 import { SharedInformerFactory } from '../../../../main/client/kube/informerFactory';
 import { newEventRecorder } from '../../../../main/client/kube/eventRecorder';

@@ -7,14 +7,14 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { LocalCluster, type LocalClusterOptions } from '../../../main/controlplane/localCluster';
-import type { Program } from '../../../main/controlplane/memberProcess';
+import { LocalCluster, type LocalClusterOptions } from '../../main/controlplane/localCluster';
+import type { Program } from '../../main/controlplane/program';
 import { endpointStatus, type EndpointStatus } from './etcdctl';
 
 export type Impl = 'etcd' | 'pilothouse';
 
 export const ETCD_BINARY = '/usr/bin/etcd';
-const BUILT_OUT = resolve(import.meta.dirname, '../../../out');
+const BUILT_OUT = resolve(import.meta.dirname, '../../out');
 
 /**
  * The built program the tests run: a private snapshot of out/ for this
@@ -26,7 +26,7 @@ const BUILT_OUT = resolve(import.meta.dirname, '../../../out');
 function snapshotOut(): string {
   const built = join(BUILT_OUT, 'main', 'cli.js');
   if (!existsSync(built)) return built; // the callers say "run npm run build first"
-  const base = resolve(import.meta.dirname, '../../../test-results/out-snapshots');
+  const base = resolve(import.meta.dirname, '../../test-results/out-snapshots');
   mkdirSync(base, { recursive: true });
   const dir = mkdtempSync(join(base, `${process.pid}-`));
   cpSync(BUILT_OUT, join(dir, 'out'), { recursive: true });

@@ -10,8 +10,9 @@ import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
-import { MemberProcess, type Program } from '../../../main/controlplane/memberProcess';
+import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../main/controlplane/apiserverLayout';
+import type { Program } from '../../main/controlplane/program';
+import { SupervisedProcess } from '../../main/controlplane/supervisedProcess';
 import { CLI_JS, reapClusters, startTestCluster, type TestCluster } from './cluster';
 import { ETCDCTL, type CtlResult } from './etcdctl';
 
@@ -29,7 +30,7 @@ export const PORTS_APISERVER = {
 export interface TestApiServer {
   tc: TestCluster;
   layout: ApiServerLayout;
-  proc: MemberProcess;
+  proc: SupervisedProcess;
   home: string;
   kubectl(args: string[], opts?: RunOptions): Promise<CtlResult>;
   etcdctl(args: string[], opts?: RunOptions): Promise<CtlResult>;
@@ -44,7 +45,7 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-const live: MemberProcess[] = [];
+const live: SupervisedProcess[] = [];
 
 export function apiServerTestProgram(): Program {
   if (!existsSync(CLI_JS)) throw new Error(`${CLI_JS} missing: run npm run build first`);
@@ -65,7 +66,7 @@ function withTestAdmission(extraFlags: string[]): string[] {
 export async function startTestApiServer(portBase: number, extraFlags: string[] = []): Promise<TestApiServer> {
   const tc = await startTestCluster('pilothouse', portBase, 90_000, { tls: true });
   const layout = await apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
-  const proc = new MemberProcess('apiserver', apiServerTestProgram(), apiServerFlags(layout, tc.cluster.layout, withTestAdmission(extraFlags)), layout.logFile);
+  const proc = new SupervisedProcess({ id: 'apiserver', kind: 'apiserver', program: apiServerTestProgram(), args: apiServerFlags(layout, tc.cluster.layout, withTestAdmission(extraFlags)), logFile: layout.logFile, restart: 'never' });
   live.push(proc);
   const home = join(tc.dir, 'home');
   mkdirSync(home, { recursive: true });
