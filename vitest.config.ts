@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -10,11 +11,14 @@ export default defineConfig({
       {
         // In-process tests: every socket binds port 0 (or ports from
         // test/support/freePorts.ts) and every file writes under mkdtemp, so
-        // files run in parallel.
+        // files run in parallel. Most of their time is spent waiting on timers
+        // and loopback sockets, not the CPU: at least 4 workers even on a
+        // 2-CPU machine, where vitest's default (CPUs - 1) would be one.
         extends: true,
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/sim/**/*.test.ts'],
+          maxWorkers: Math.max(4, availableParallelism() - 1),
         },
       },
       {
