@@ -9,7 +9,7 @@
 
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiServerFlags, waitApiServerReady, type ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
 import { SupervisedProcess } from '../../../main/controlplane/supervisedProcess';
 import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type KubeClients } from '../../../main/client/kube';
@@ -46,18 +46,16 @@ async function kubectlFails(...args: string[]): Promise<string> {
 }
 const getJson = async <T>(...args: string[]): Promise<T> => JSON.parse(await kubectl(...args, '-o', 'json')) as T;
 async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let last: unknown;
-  while (Date.now() < deadline) {
+  return vi.waitFor(async () => {
     try {
       const v = await fn();
       if (v !== undefined) return v;
     } catch (e) {
       last = e;
     }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+  }, { timeout: timeoutMs, interval: 200 });
 }
 const apply = (yaml: string) => api.kubectl(['apply', '-f', '-'], { stdin: yaml }).then((r) => {
   if (r.code !== 0) throw new Error(`apply: ${r.stderr}`);

@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { issueLeaf } from '../../../main/common/pki/certificates';
 import { componentKubeconfig } from '../../../main/common/pki/componentPki';
 import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig } from '../../../main/controlplane/apiserverLayout';
@@ -91,12 +91,9 @@ async function admin(args: string[], stdin?: string): Promise<string> {
 }
 
 async function eventually(what: string, cond: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}\n--- controllers\n${controllersLog.split('\n').slice(-30).join('\n')}\n--- apiserver\n${api.logTail(20)}`);
+  await vi.waitFor(async () => {
+    if (!(await cond())) throw new Error(`timed out waiting for ${what}\n--- controllers\n${controllersLog.split('\n').slice(-30).join('\n')}\n--- apiserver\n${api.logTail(20)}`);
+  }, { timeout: ms, interval: 250 });
 }
 
 beforeAll(async () => {

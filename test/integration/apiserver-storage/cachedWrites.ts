@@ -11,8 +11,8 @@ import type { ChannelTransport } from '../../../main/client/etcd/etcdChannel';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { protobufCodec } from '../../../main/kube/codec';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
-import { cm, storageErr } from './storageConformance';
-import { record } from './watchRecorder';
+import { cm, storageErr } from '../../support/storage/storageConformance';
+import { record } from '../../support/storage/watchRecorder';
 
 export interface CachedWriteHarness {
   /** Another client's store over the same etcd, for writes the store under test did not make. */

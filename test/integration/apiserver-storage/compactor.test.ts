@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { compactOnce, COMPACT_REV_KEY, startCompactor } from '../../../main/apiserver/storage/compactor';
 import { EtcdClient, EtcdError } from '../../../main/client/etcd/etcdClient';
 import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../../support/cluster';
-import { sleep } from './watchRecorder';
+import { sleep } from '../../support/storage/watchRecorder';
 
 const PORT_BASE = 28040;
 let tc: TestCluster;

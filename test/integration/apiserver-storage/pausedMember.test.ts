@@ -11,8 +11,8 @@ import { EtcdClient } from '../../../main/client/etcd/etcdClient';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
 import { reapClusters, startTestCluster, TARGET, type TestCluster } from '../../support/cluster';
-import { cm } from './storageConformance';
-import { record } from './watchRecorder';
+import { cm } from '../../support/storage/storageConformance';
+import { record } from '../../support/storage/watchRecorder';
 
 const PORT_BASE = 28050;
 const codec = protobufCodec();

@@ -1,4 +1,4 @@
-// The storage conformance table (storageConformance.ts) against the etcd
+// The storage conformance table (test/support/storage/storageConformance.ts) against the etcd
 // store and the watch cache (plus the cache's own cases, watchCacheCases.ts), on a real 3-member cluster (Pilothouse members;
 // PILOTHOUSE_TEST_IMPL=etcd runs Debian's etcd 3.4), once over each etcd
 // client transport (--etcd-client-transport: builtin, grpc-js). Ports 28000-28005.
@@ -15,7 +15,7 @@ import { protobufCodec } from '../../../main/kube/codec';
 
 const codec = protobufCodec();
 import { cacheCases } from './watchCacheCases';
-import { cases, cm, type Harness } from './storageConformance';
+import { cases, cm, etcdCases, type Case, type Harness } from '../../support/storage/storageConformance';
 import { cachedWriteCases, countedStore } from './cachedWrites';
 
 const PORT_BASE = 28000;
@@ -30,6 +30,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await reapClusters();
 });
+
+const table: Case<Harness>[] = [...cases, ...etcdCases];
 
 describe.each(CHANNEL_TRANSPORTS)('over the %s transport', (transport) => {
   let client: EtcdClient;
@@ -48,7 +50,7 @@ describe.each(CHANNEL_TRANSPORTS)('over the %s transport', (transport) => {
   });
 
   describe('etcd store', () => {
-    for (const c of cases.filter((c) => c.only !== 'cache')) {
+    for (const c of table.filter((c) => c.only !== 'cache')) {
       it(c.name, async () => {
         const storage = new EtcdStore({ client, codec });
         const h: Harness = { kind: 'etcd', storage, other, client, prefix: `/registry/etcd-${++n}/` };
@@ -62,7 +64,7 @@ describe.each(CHANNEL_TRANSPORTS)('over the %s transport', (transport) => {
   });
 
   describe('watch cache', () => {
-    for (const c of [...cases.filter((c) => c.only !== 'etcd'), ...cacheCases]) {
+    for (const c of [...table.filter((c) => c.only !== 'etcd'), ...cacheCases]) {
       it(c.name, async () => {
         const prefix = `/registry/cache-${++n}/`;
         const made: WatchCache[] = [];

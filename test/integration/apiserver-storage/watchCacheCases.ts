@@ -7,15 +7,15 @@ import { expect } from 'vitest';
 import type { KObject } from '../../../main/kube/object';
 import { WatchCache } from '../../../main/apiserver/storage/watchCache';
 import { EtcdStore } from '../../../main/apiserver/storage/etcdStore';
-import { cm, storageErr, type Case } from './storageConformance';
+import { cm, storageErr, type Case, type Harness } from '../../support/storage/storageConformance';
 import { protobufCodec } from '../../../main/kube/codec';
 
 const codec = protobufCodec();
-import { record, sleep } from './watchRecorder';
+import { record, sleep } from '../../support/storage/watchRecorder';
 
 const names = (items: KObject[]) => items.map((i) => i.metadata.name);
 
-export const cacheCases: Case[] = [
+export const cacheCases: Case<Harness>[] = [
   {
     name: 'cache: a consistent list after a write elsewhere in etcd is served once a progress notification moves the cache on',
     async run({ storage, other, prefix }) {

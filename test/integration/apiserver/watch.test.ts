@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { AppsV1Api, KubeConfig, makeInformer, type V1Deployment } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiRequest, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 import { parseJsonWithBigIds } from '../../support/etcdctl';
 
@@ -32,11 +32,9 @@ async function ok(args: string[]): Promise<string> {
 }
 
 async function until(cond: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi.waitFor(() => {
+    if (!cond()) throw new Error(`timed out waiting for ${what()}`);
+  }, { timeout: timeoutMs, interval: 100 });
 }
 
 describe('watch', () => {

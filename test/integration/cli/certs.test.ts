@@ -18,7 +18,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { formatExpiry } from '../../../main/cmd/certs';
 import { issueLeaf, leafRequestOf } from '../../../main/common/pki/certificates';
 import { writePair } from '../../../main/common/pki/clusterPki';
@@ -49,11 +49,9 @@ function alive(pid: number): boolean {
 }
 
 async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await vi.waitFor(async () => {
+    if (!(await cond())) throw new Error(`timed out waiting for ${what}`);
+  }, { timeout: timeoutMs, interval: 200 });
 }
 
 /** `up` with its API server and controllers, once the controllers wrote their kubeconfigs. */

@@ -8,7 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CLI_JS, PORTS } from '../../support/cluster';
 import { etcdctl } from '../../support/etcdctl';
 
@@ -66,9 +66,9 @@ async function stopUp(run: UpRun): Promise<number | null> {
 }
 
 async function until(cond: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (!cond()) throw new Error('timed out');
+  await vi.waitFor(() => {
+    if (!cond()) throw new Error('timed out');
+  }, { timeout: timeoutMs, interval: 100 });
 }
 
 function ctlWithEnvFile(args: string): { stdout: string; stderr: string; status: number | null } {

@@ -6,7 +6,7 @@
 
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Etcd3 } from 'etcd3';
 import type { BridgeEventName, BridgeEvents, EventSink, WatchEventRecord } from '../../../preload/contract';
 import { WatchFeed } from '../../../main/console/watchFeed';
@@ -25,13 +25,11 @@ class CollectingSink implements EventSink {
 }
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  return vi.waitFor(() => {
     const v = probe();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+    if (!v) throw new Error(`timed out waiting for ${what}`);
+    return v;
+  }, { timeout: timeoutMs, interval: 25 });
 }
 
 let tc: TestCluster;

@@ -6,7 +6,7 @@
 // deleted pod is stopped by its kubelet and goes away. Ports 29200–29206.
 
 import { setMaxListeners } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/client/kube';
 import { startScheduler } from '../../../main/controllers/scheduler';
 import { startKubelets } from '../../../main/controllers/kubelet';
@@ -44,19 +44,16 @@ async function kubectl(...args: string[]): Promise<string> {
 }
 
 async function eventually<T>(fn: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
   let last: unknown;
-  for (let i = 0; i < 10_000; i++) {
+  return vi.waitFor(async () => {
     try {
       const v = await fn();
       if (v) return v;
     } catch (e) {
       last = e;
     }
-    if (Date.now() > end) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${logs.slice(-20).join('\n')}`);
+    throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${logs.slice(-20).join('\n')}`);
+  }, { timeout: ms, interval: 100 });
 }
 
 interface PodJson {

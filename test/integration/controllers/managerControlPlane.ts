@@ -4,6 +4,7 @@
 // on their own informer factories, as `pilothouse controllers` runs them
 // (without leader election). stop() aborts them all.
 
+import { vi } from 'vitest';
 import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/client/kube';
 import { startControllerManager } from '../../../main/controllers/manager';
 import { startScheduler } from '../../../main/controllers/scheduler';
@@ -80,18 +81,14 @@ async function startApiServerRetrying(portBase: number): Promise<TestApiServer> 
 
 /** Polls fn until it returns a truthy value (or throws its last error) within ms; bounded. */
 export async function eventually<T>(fn: () => Promise<T | undefined | false>, ms = 15_000, what = 'condition'): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (let i = 0; i < 10_000; i++) {
+  return vi.waitFor(async () => {
+    let v: T | undefined | false;
     try {
-      const v = await fn();
-      if (v) return v;
-      last = undefined;
+      v = await fn();
     } catch (e) {
-      last = e;
+      throw new Error(`timed out waiting for ${what}: ${(e as Error).message}`);
     }
-    if (Date.now() > end) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (!v) throw new Error(`timed out waiting for ${what}`);
+    return v;
+  }, { timeout: ms, interval: 200 });
 }

@@ -10,7 +10,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLI_JS } from '../../support/cluster';
 import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 
@@ -60,12 +60,9 @@ function startControllers(extra: string[] = []): { child: ChildProcess; log: () 
 }
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number, detail: () => string = () => ''): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}\n${detail()}`);
+  await vi.waitFor(async () => {
+    if (!(await cond())) throw new Error(`timed out waiting for ${what}\n${detail()}`);
+  }, { timeout: ms, interval: 100 });
 }
 
 const acquired = (p: { log: () => string }, lease: string) => p.log().includes(`successfully acquired lease kube-system/${lease}`);

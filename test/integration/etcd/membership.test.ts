@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { memberLogTails, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
 import { etcdctl, parseJsonWithBigIds } from '../../support/etcdctl';
 
@@ -52,13 +52,11 @@ function errorLine(stderr: string): string {
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  return vi.waitFor(async () => {
     const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}\n${memberLogTails(tc.cluster)}\n--- m4\n${readM4Log()}`);
+    if (v === undefined) throw new Error(`timed out waiting for ${what}\n${memberLogTails(tc.cluster)}\n--- m4\n${readM4Log()}`);
+    return v;
+  }, { timeout: timeoutMs, interval: 200 });
 }
 
 function readM4Log(): string {

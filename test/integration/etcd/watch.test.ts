@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
 import { Etcd3 } from 'etcd3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { etcdPackageDefinition } from '../../../main/common/etcdProtos';
 import { LocalCluster } from '../../../main/controlplane/localCluster';
 import { memberNameForEndpoint, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
@@ -277,11 +277,9 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
   }
 
   async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!cond()) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await sleep(25);
-    }
+    await vi.waitFor(() => {
+      if (!cond()) throw new Error('timed out');
+    }, { timeout: timeoutMs, interval: 25 });
   }
 
   it('answers duplicate ids, empty ranges, cancels and progress requests as etcd does', async () => {

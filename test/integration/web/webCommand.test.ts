@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { BridgeHandlers, EventSink } from '../../../preload/contract';
 import { consoleUrlFile, runWebCommand } from '../../../main/cmd/web';
@@ -36,13 +36,11 @@ function fakeServices() {
 }
 
 async function waitFor<T>(what: string, get: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
+  return vi.waitFor(() => {
     const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    if (v === undefined) throw new Error(`timed out waiting for ${what}`);
+    return v;
+  }, { timeout: ms, interval: 20 });
 }
 
 describe('runWebCommand', () => {

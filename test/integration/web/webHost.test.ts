@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { BridgeHandlers } from '../../../preload/contract';
 import { TerminalService } from '../../../main/console/terminals';
@@ -103,11 +103,9 @@ function rawCall(ws: WebSocket, msg: unknown): Promise<unknown> {
 }
 
 async function waitFor(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await vi.waitFor(() => {
+    if (!cond()) throw new Error(`timed out waiting for ${what}`);
+  }, { timeout: ms, interval: 20 });
 }
 
 describe('HTTP', () => {

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CLI_JS } from '../../support/cluster';
 
 const PORT = 23000;
@@ -25,13 +25,11 @@ let proc: ChildProcess | undefined;
 let output = '';
 
 async function waitFor<T>(what: string, get: () => T | undefined, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
+  return vi.waitFor(() => {
     const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; output:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    if (v === undefined) throw new Error(`timed out waiting for ${what}; output:\n${output}`);
+    return v;
+  }, { timeout: ms, interval: 50 });
 }
 
 function alive(pid: number): boolean {

@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { CLI_JS } from '../../support/cluster';
 import { bridgeProtocols } from '../../../renderer/src/bridge';
@@ -33,13 +33,11 @@ function alive(pid: number): boolean {
 }
 
 async function waitFor<T>(what: string, get: () => T | undefined, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
+  return vi.waitFor(() => {
     const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; output:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    if (v === undefined) throw new Error(`timed out waiting for ${what}; output:\n${output}`);
+    return v;
+  }, { timeout: ms, interval: 50 });
 }
 
 function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BridgeEventName, BridgeEvents, EventSink } from '../../../preload/contract';
 import { TerminalService, terminalEnv } from '../../../main/console/terminals';
 import { missingToolHints } from '../../../main/console/terminalTools';
@@ -24,11 +24,9 @@ class RecordingSink implements EventSink {
 }
 
 async function waitFor(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await vi.waitFor(() => {
+    if (!cond()) throw new Error(`timed out waiting for ${what}`);
+  }, { timeout: ms, interval: 20 });
 }
 
 const services: TerminalService[] = [];

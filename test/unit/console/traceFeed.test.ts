@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BridgeEventName, BridgeEvents, EventSink, TraceRecord } from '../../../preload/contract';
 import { issueCa, issueLeaf } from '../../../main/common/pki/certificates';
 import { TraceFeed } from '../../../main/console/traceFeed';
@@ -69,11 +69,9 @@ afterAll(async () => {
 });
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timeout');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await vi.waitFor(() => {
+    if (!cond()) throw new Error('timeout');
+  }, { timeout: ms, interval: 20 });
 }
 
 describe('TraceFeed', () => {

@@ -5,7 +5,7 @@
 // one Lease: one leads, and when it dies without releasing, the other takes
 // over once the lease has run out. Ports 29000–29006.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reapApiServers, startTestApiServer, type TestApiServer } from '../../../support/apiserver';
 import { SharedIndexInformer, INDEX_NODE_NAME, restListerWatcher, type KubeObject, type ListerWatcher } from '../../../../main/client/kube/informer';
 import { SharedInformerFactory } from '../../../../main/client/kube/informerFactory';
@@ -29,12 +29,9 @@ afterAll(async () => {
 });
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 10_000, detail: () => string = () => ''): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what} ${detail()}`);
+  await vi.waitFor(async () => {
+    if (!(await cond())) throw new Error(`timed out waiting for ${what} ${detail()}`);
+  }, { timeout: ms, interval: 50 });
 }
 
 const podYaml = (name: string, node?: string) => `apiVersion: v1

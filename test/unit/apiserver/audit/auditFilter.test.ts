@@ -20,7 +20,6 @@ import { withRequestInfo } from '../../../../main/apiserver/server/filters/withR
 import { compose, requestListener } from '../../../../main/apiserver/server/handlerChain';
 import { writeError, writeObject } from '../../../../main/apiserver/server/responseWriter';
 
-const PORT = 30790;
 const lines: string[] = [];
 const writer: AuditLogWriter = { write: (l) => void lines.push(l), dropped: 0, flush: async () => {}, close: async () => {} };
 const policy = parsePolicy(`apiVersion: audit.k8s.io/v1
@@ -79,7 +78,7 @@ beforeAll(async () => {
     handler,
   );
   server = createServer(requestListener(chain, undefined));
-  await new Promise<void>((r) => server.listen(PORT, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 });
 afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));

@@ -1,9 +1,9 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LineStream, WRITE_BUFFER_BYTES } from '../../../../main/apiserver/server/lineStream';
 
 // A real loopback socket: the kernel's buffers fill first, then the response's own.
-const PORT = 20950;
 const LINE = 'x'.repeat(16 * 1024);
 
 let server: Server | undefined;
@@ -19,11 +19,11 @@ function serve(handler: (stream: LineStream) => void): Promise<void> {
     res.flushHeaders();
     handler(new LineStream(res));
   });
-  return new Promise((r) => server!.listen(PORT, '127.0.0.1', () => r()));
+  return new Promise((r) => server!.listen(0, '127.0.0.1', () => r()));
 }
 
 function get(): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => request(`http://127.0.0.1:${PORT}/`, { agent: false }, resolve).on('error', reject).end());
+  return new Promise((resolve, reject) => request(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/`, { agent: false }, resolve).on('error', reject).end());
 }
 
 describe('LineStream', () => {

@@ -3,7 +3,7 @@
 // test, and a hand-written frame peer on a raw socket (RawPeer) with a
 // fixture that hands out a fresh connection to it per test.
 
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import type { Http2SecureServer, Http2Server } from 'node:http2';
 import { createServer as netCreateServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
@@ -54,17 +54,13 @@ export const pairs = (fields: HeaderField[]): [string, string][] => fields.map((
 
 // ---- bounded waiting ----
 
-const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Polls every 5 ms until probe returns something truthy; gives up after timeoutMs. */
 export async function until<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  return vi.waitFor(() => {
     const v = probe();
-    if (v) return v;
-    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await tick(5);
-  }
+    if (!v) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    return v;
+  }, { timeout: timeoutMs, interval: 5 });
 }
 
 // ---- a stream's handlers, recorded in order ----

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { vi } from 'vitest';
 import type { MemberConfig } from '../../../../main/etcd/server/memberConfig';
 import { startMember, type Member } from '../../../../main/etcd/server/index';
 
@@ -12,11 +13,13 @@ export interface HarnessMember {
   logs: string[];
 }
 
-export function makeConfigs(basePort: number, overrides: Partial<MemberConfig> = {}): { dir: string; members: HarnessMember[] } {
+/** Three members; `ports` holds (peer, client) pairs, m1's first: take them from `freePorts(6)`. */
+export function makeConfigs(ports: readonly number[], overrides: Partial<MemberConfig> = {}): { dir: string; members: HarnessMember[] } {
+  if (ports.length < 6) throw new Error(`makeConfigs needs 6 ports, got ${ports.length}`);
   const dir = mkdtempSync(join(tmpdir(), 'pilothouse-member-'));
   const names = ['m1', 'm2', 'm3'];
-  const peer = (i: number) => `http://127.0.0.1:${basePort + 2 * i}`;
-  const client = (i: number) => `http://127.0.0.1:${basePort + 2 * i + 1}`;
+  const peer = (i: number) => `http://127.0.0.1:${ports[2 * i]}`;
+  const client = (i: number) => `http://127.0.0.1:${ports[2 * i + 1]}`;
   const initialCluster = new Map(names.map((n, i) => [n, [peer(i)]]));
   const members = names.map((name, i) => {
     const logs: string[] = [];
@@ -62,18 +65,16 @@ export async function stopAll(dir: string, members: HarnessMember[]): Promise<vo
 
 /** Polls `check` every 20 ms until it returns a value other than undefined, or throws after timeoutMs. */
 export async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastErr: unknown;
-  while (Date.now() < deadline) {
+  return vi.waitFor(async () => {
+    let v: T | undefined;
     try {
-      const v = await check();
-      if (v !== undefined) return v;
+      v = await check();
     } catch (err) {
-      lastErr = err;
+      throw new Error(`timed out waiting for ${what}: ${(err as Error).message}`);
     }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`);
+    if (v === undefined) throw new Error(`timed out waiting for ${what}`);
+    return v;
+  }, { timeout: timeoutMs, interval: 20 });
 }
 
 /** The leader id once every running member agrees on one. */

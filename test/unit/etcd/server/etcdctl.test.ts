@@ -4,12 +4,15 @@ import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agreedLeader, makeConfigs, start, stopAll } from './clusterHarness';
+import { freePorts } from '../../../support/freePorts';
+
+const ports = await freePorts(6);
 
 const run = promisify(execFile);
 const ETCDCTL = '/usr/bin/etcdctl';
 
 describe.runIf(existsSync(ETCDCTL))('etcdctl 3.4 against in-process members', () => {
-  const { dir, members } = makeConfigs(24050);
+  const { dir, members } = makeConfigs(ports);
   const endpoints = members.map((m) => m.config.advertiseClientUrls[0]!).join(',');
   // Status dials each endpoint anew with the URL as its :authority; the client
   // server rejects "http://…" there (reported to the API part), so bare host:port.

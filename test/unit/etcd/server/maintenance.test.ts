@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DbSpace } from '../../../../main/etcd/server/dbSpace';
 import { decodeSnapshotBody } from '../../../../main/etcd/snapshotFile';
 import { agreedLeader, eventually, makeConfigs, putReq, start, stopAll, type HarnessMember } from './clusterHarness';
+import { freePorts } from '../../../support/freePorts';
 
 describe('DbSpace', () => {
   it('keeps a high-water allocated size that only defragment lowers', () => {
@@ -24,7 +25,7 @@ describe('maintenance on a running cluster', () => {
   let dir: string;
   let members: HarnessMember[];
   beforeAll(async () => {
-    ({ dir, members } = makeConfigs(24970));
+    ({ dir, members } = makeConfigs(await freePorts(6)));
     await Promise.all(members.map((m) => start(m)));
     await Promise.all(members.map((m) => m.member!.ready));
   }, 20_000);

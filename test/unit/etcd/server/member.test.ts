@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeClusterId, computeMemberId } from '../../../../main/etcd/server/ids';
 import { agreedLeader, eventually, makeConfigs, putReq, rangeReq, start, stop, stopAll, text, type HarnessMember } from './clusterHarness';
+import { freePorts } from '../../../support/freePorts';
+
+const ports = await freePorts(6);
+const snapshotPorts = await freePorts(6);
 
 describe('three in-process members', () => {
-  const { dir, members } = makeConfigs(24010);
+  const { dir, members } = makeConfigs(ports);
   const byId = (id: bigint) => members.find((m) => m.member?.id === id)!;
 
   beforeAll(async () => {
@@ -70,7 +74,7 @@ describe('three in-process members', () => {
 });
 
 describe('snapshots', () => {
-  const { dir, members } = makeConfigs(24030, { snapshotCount: 20, snapshotCatchUpEntries: 5 });
+  const { dir, members } = makeConfigs(snapshotPorts, { snapshotCount: 20, snapshotCatchUpEntries: 5 });
   let lagging: HarnessMember;
 
   beforeAll(async () => {

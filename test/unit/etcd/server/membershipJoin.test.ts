@@ -1,14 +1,16 @@
 // A member added at runtime joins in-process: the leader has compacted its
 // log, so the joiner catches up from a snapshot (membership included), then
-// is promoted, and stops itself once removed. Ports 25150–25159 (the
-// integration range of membership changes).
+// is promoted, and stops itself once removed.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HarnessMember } from './clusterHarness';
 import { agreedLeader, eventually, makeConfigs, putReq, rangeReq, start, stopAll, text } from './clusterHarness';
+import { freePorts } from '../../../support/freePorts';
 
-const { dir, members } = makeConfigs(25150, { snapshotCount: 20, snapshotCatchUpEntries: 5, strictReconfigCheck: false });
-const M4_PEER = 'http://127.0.0.1:25156';
+const ports = await freePorts(9);
+const { dir, members } = makeConfigs(ports, { snapshotCount: 20, snapshotCatchUpEntries: 5, strictReconfigCheck: false });
+const M4_PEER = `http://127.0.0.1:${ports[6]}`;
+const M4_CLIENT = `http://127.0.0.1:${ports[7]}`;
 const m4: HarnessMember = {
   name: 'm4',
   logs: [],
@@ -16,8 +18,8 @@ const m4: HarnessMember = {
     ...members[0]!.config,
     name: 'm4',
     dataDir: join(dir, 'm4'),
-    listenClientUrls: ['http://127.0.0.1:25157'],
-    advertiseClientUrls: ['http://127.0.0.1:25157'],
+    listenClientUrls: [M4_CLIENT],
+    advertiseClientUrls: [M4_CLIENT],
     listenPeerUrls: [M4_PEER],
     initialAdvertisePeerUrls: [M4_PEER],
     initialCluster: new Map([...members[0]!.config.initialCluster, ['m4', [M4_PEER]]]),
@@ -43,7 +45,7 @@ describe('joining a running cluster', () => {
     expect(added.member.isLearner).toBe(true);
     expect(added.members.map((m) => m.id)).toContain(added.member.id);
     // Rejected at apply on every member (one learner at most); the proposer gets the error.
-    await expect(leader.memberAdd(['http://127.0.0.1:25158'], true)).rejects.toThrow('etcdserver: too many learner members in cluster');
+    await expect(leader.memberAdd([`http://127.0.0.1:${ports[8]}`], true)).rejects.toThrow('etcdserver: too many learner members in cluster');
     expect((await follower.memberList()).result).toHaveLength(4);
 
     const joined = await start(m4);

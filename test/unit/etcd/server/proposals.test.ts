@@ -1,10 +1,13 @@
 // What a client sees from a member that cannot commit: etcd's errors, in etcd's time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeConfigs, putReq, rangeReq, start, stopAll } from './clusterHarness';
+import { freePorts } from '../../../support/freePorts';
+
+const ports = await freePorts(6);
 
 describe('a member without a quorum', () => {
   // Only m1 of three runs: it never learns of a leader.
-  const { dir, members } = makeConfigs(24040, { heartbeatInterval: 50, electionTimeout: 250 });
+  const { dir, members } = makeConfigs(ports, { heartbeatInterval: 50, electionTimeout: 250 });
   const lone = members[0]!;
 
   beforeAll(async () => {

@@ -16,6 +16,7 @@ import {
   snapshotStatus,
 } from '../../../../main/etcd/snapshot/status';
 import { makeConfigs, putReq, rangeReq, start, stopAll, text } from '../server/clusterHarness';
+import { freePorts } from '../../../support/freePorts';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -146,7 +147,7 @@ describe('snapshot restore', () => {
     // A data dir that exists with wider modes (an older restore) is narrowed when the member opens it.
     chmodSync(join(dir, 'n1'), 0o755);
     // the restart path reads it: ids from the WAL, the snapshot at index 3 with the new voters
-    const { members } = makeConfigs(24950);
+    const { members } = makeConfigs(await freePorts(6));
     const opened = await openDataDir({ ...members[0]!.config, dataDir: join(dir, 'n1') });
     try {
       expect((statSync(join(dir, 'n1')).mode & 0o777).toString(8)).toBe('700');
@@ -168,7 +169,7 @@ describe('snapshot restore', () => {
     const dir = tempDir();
     const snap = join(dir, 's.db');
     writeFileSync(snap, sampleFile(4).file);
-    const { dir: hdir, members } = makeConfigs(24960);
+    const { dir: hdir, members } = makeConfigs(await freePorts(6));
     const m = members[0]!;
     m.config.initialCluster = new Map([['m1', m.config.initialAdvertisePeerUrls]]);
     await restoreSnapshot({

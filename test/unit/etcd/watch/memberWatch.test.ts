@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WatchStream, type WatchReply } from '../../../../main/etcd/watch/watchStream';
 import { agreedLeader, eventually, makeConfigs, putReq, start, stop, stopAll, type HarnessMember } from '../server/clusterHarness';
+import { freePorts } from '../../../support/freePorts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -27,8 +28,10 @@ function watchPrefix(m: HarnessMember, prefix: string, startRevision: number) {
   return { stream, replies, revisions };
 }
 
+const ports = await freePorts(6);
+
 describe('watches on members', () => {
-  const { dir, members } = makeConfigs(24740, { snapshotCount: 20, snapshotCatchUpEntries: 5 });
+  const { dir, members } = makeConfigs(ports, { snapshotCount: 20, snapshotCatchUpEntries: 5 });
 
   beforeAll(async () => {
     await Promise.all(members.map((m) => start(m)));

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MessageType, type MemberId, type Message } from '../../../../../main/etcd/raft/types';
 import { PeerTransport } from '../../../../../main/etcd/server/transport';
 
@@ -16,11 +16,9 @@ async function start(id: MemberId, registry: Registry, got: Message[]): Promise<
 }
 
 async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await vi.waitFor(async () => {
+    if (!(await cond())) throw new Error(`timed out waiting for ${what}`);
+  }, { timeout: ms, interval: 10 });
 }
 
 async function value(r: Registry, name: string, labels: Record<string, string>): Promise<number> {

@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EntryType, MessageType, type MemberId, type Message } from '../../../../../main/etcd/raft/types';
 import { PeerTransport, STREAM_QUEUE_LIMIT } from '../../../../../main/etcd/server/transport';
 import { MD_CLUSTER_ID, MD_FROM, MD_TO, STREAM_PATH, maxStreamMessageBytes } from '../../../../../main/etcd/server/transport/peerProtocol';
@@ -61,11 +61,9 @@ function msg(from: MemberId, to: MemberId, over: Partial<Message> = {}): Message
 }
 
 async function waitFor(what: string, cond: () => boolean, ms = 8000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await vi.waitFor(() => {
+    if (!cond()) throw new Error(`timed out waiting for ${what}`);
+  }, { timeout: ms, interval: 10 });
 }
 
 async function freePort(): Promise<number> {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MessageType, type MemberId, type Message } from '../../../../../main/etcd/raft/types';
 import { PeerTransport, type PeerTlsOptions } from '../../../../../main/etcd/server/transport';
 
@@ -43,11 +43,9 @@ function transport(id: MemberId, scheme: 'http' | 'https', got: Message[], unrea
 }
 
 async function waitFor(what: string, cond: () => boolean, ms = 8000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await vi.waitFor(() => {
+    if (!cond()) throw new Error(`timed out waiting for ${what}`);
+  }, { timeout: ms, interval: 10 });
 }
 
 const hb = (from: MemberId, to: MemberId, commit: number): Message => ({

@@ -1,9 +1,13 @@
 // One table of behaviours every Storage must show (kube's
-// pkg/storage/testing/store_tests.go idea): store.test.ts runs it against the
-// etcd store and against the watch cache, on a real 3-member cluster. Each
-// case gets its own key prefix, a Storage over it, and a second, independent
-// etcd store ("another API server") for writes the Storage did not make.
-// Objects go through the real storage codec (protobuf "k8s\0" envelope).
+// pkg/storage/testing/store_tests.go idea). `cases` hold for any Storage:
+// the integration suite (test/integration/apiserver-storage/store.test.ts)
+// runs them against the etcd store and the watch cache on a real 3-member
+// cluster, and test/unit/apiserver/storage/memStorageConformance.test.ts
+// against the in-memory store of the registry unit tests. `etcdCases` need
+// the etcd underneath (compaction, leases), so only the integration suite
+// runs them. Each case gets its own key prefix, a Storage over it, and a
+// second writer ("another API server") for writes the Storage did not make.
+// Over etcd, objects go through the real storage codec (protobuf "k8s\0" envelope).
 
 import { expect } from 'vitest';
 import type { KObject } from '../../../main/kube/object';
@@ -13,22 +17,29 @@ import type { WatchCache, WatchCacheOptions } from '../../../main/apiserver/stor
 import { StorageError, type Storage, type StorageErrorCode } from '../../../main/apiserver/storage/interface';
 import { record, sleep } from './watchRecorder';
 
-export interface Harness {
-  kind: 'etcd' | 'cache';
+/** What a case may use whatever the Storage is. */
+export interface StorageHarness {
+  kind: 'etcd' | 'cache' | 'memory';
   storage: Storage;
-  /** Another client's store over the same etcd. */
-  other: EtcdStore;
-  client: EtcdClient;
+  /** Another writer over the same data: over etcd another client's store, in memory the store itself. */
+  other: Storage;
   /** "/registry/<case>/", ends with '/'. */
   prefix: string;
+}
+
+/** Over a real etcd: the etcd store or the watch cache. */
+export interface Harness extends StorageHarness {
+  kind: 'etcd' | 'cache';
+  other: EtcdStore;
+  client: EtcdClient;
   /** Cache runs only: another started cache over the same prefix, closed after the case. */
   makeCache?: (more?: Partial<WatchCacheOptions>) => Promise<WatchCache>;
 }
 
-export interface Case {
+export interface Case<H extends StorageHarness = StorageHarness> {
   name: string;
   only?: 'etcd' | 'cache';
-  run(h: Harness): Promise<void>;
+  run(h: H): Promise<void>;
 }
 
 export function cm(name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}): KObject {
@@ -312,6 +323,9 @@ export const cases: Case[] = [
       r.watcher.stop();
     },
   },
+];
+
+export const etcdCases: Case<Harness>[] = [
   {
     name: 'etcd: a watch from a compacted revision ends with ERROR 410 "The resourceVersion for the provided watch is too old."',
     only: 'etcd',
