@@ -27,7 +27,7 @@ import { parseRequestInfo } from './server/requestInfo';
 import { TraceRecorder } from './server/traceRecorder';
 import { x509Authenticator } from './server/authenticator';
 import { alwaysAllow, authorize, type Authorizer } from './server/authorizer';
-import type { PostStartHook, ServerEnv, ServerPlugins } from './server/serverEnv';
+import type { PostStartHook, ServerEnv, ServerPlugins } from './serverEnv';
 import { compose } from './server/handlerChain';
 import { serveSecurely, type SecureServer } from './server/httpsServer';
 import { createRouter } from './server/router';

@@ -7,7 +7,7 @@
 // once. A toleration with an empty key (or empty effect) counts as tolerating.
 
 import type { AdmissionPlugin } from '../endpoints/admission';
-import type { ServerEnv } from '../server/serverEnv';
+import type { ServerEnv } from '../serverEnv';
 import type { AdmissionPluginContext } from './plugins';
 
 export const TAINT_NODE_NOT_READY = 'node.kubernetes.io/not-ready';

@@ -21,7 +21,7 @@ import { notFound } from '../api/status';
 import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../authz/nodeAuthorizer';
 import { podReferences } from '../authz/nodeGraph';
 import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
-import type { ServerEnv } from '../server/serverEnv';
+import type { ServerEnv } from '../serverEnv';
 import { StorageError } from '../storage/interface';
 import { admissionForbidden } from './errors/forbidden';
 import { MIRROR_POD_ANNOTATION } from './serviceAccount';

@@ -15,7 +15,7 @@
 
 import type { AdmissionPlugin } from '../endpoints/admission';
 import { namespaceLifecycle } from '../endpoints/namespaceLifecycle';
-import type { ServerEnv } from '../server/serverEnv';
+import type { ServerEnv } from '../serverEnv';
 import { admissionForbidden } from './errors/forbidden';
 import { defaultTolerationSecondsPlugin } from './defaultTolerationSeconds';
 import { limitRangerPlugin } from './limitRanger';

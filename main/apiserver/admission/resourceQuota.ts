@@ -15,7 +15,7 @@
 
 import type { KObject } from '../../kube/object';
 import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
-import type { ServerEnv } from '../server/serverEnv';
+import type { ServerEnv } from '../serverEnv';
 import { StorageError } from '../storage/interface';
 import { admissionForbidden } from './errors/forbidden';
 import type { AdmissionPluginContext } from './plugins';

@@ -10,11 +10,11 @@
 // ctx.impersonatedBy for audit, and both are named in the trace.
 
 import type { IncomingMessage } from 'node:http';
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from './user';
 import { isDNS1123Label, isDNS1123Subdomain } from '../api/validation/names';
 import { forbiddenFor, type AuthorizationAttributes } from '../server/authorizer';
 import type { NamedFilter, RequestContext } from '../server/context';
-import type { ServerEnv } from '../server/serverEnv';
+import type { ServerEnv } from '../serverEnv';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './anonymous';
 import { makeGroupNames, makeUsername, splitUsernameParts } from './serviceAccountClaims';
 

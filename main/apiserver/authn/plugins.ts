@@ -7,7 +7,7 @@
 
 import type { ApiServerConfig } from '../apiserver';
 import type { Authenticator } from '../server/authenticator';
-import type { ServerPlugins } from '../server/serverEnv';
+import type { ServerPlugins } from '../serverEnv';
 import { anonymousAuthenticator } from './anonymous';
 import { withImpersonation } from './impersonation';
 import { selfSubjectReviewDef, tokenReviewDef } from './reviews';

@@ -8,7 +8,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { AuthenticationError, type Authenticator } from '../server/authenticator';
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from './user';
 
 export interface TokenResult {
   user: UserInfo;

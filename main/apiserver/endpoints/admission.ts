@@ -17,7 +17,7 @@ import { StatusError } from '../api/status';
 import { jsonPatchDiff, type PatchOperation } from '../admission/trace/jsonPatchDiff';
 import { applyJsonPatchOpsInPlace, type JsonPatchOp } from '../patch/jsonPatch';
 import { jsonCopy, sameJson, type JsonValue } from '../patch/jsonValue';
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from '../authn/user';
 import type { StageVerdict } from '../../kube/requestTrace';
 import type { TraceRecorder } from '../server/traceRecorder';
 

@@ -15,7 +15,7 @@ import type { RequestContext } from '../server/context';
 import { StorageError } from '../storage/interface';
 import type { AdmissionPlugin } from './admission';
 import { deepCopy, rfc3339 } from './objectMeta';
-import { readable } from './read';
+import { readable } from './readable';
 import type { ResourceScope, RestServices } from './scope';
 import { interpretStorageError } from './storageErrors';
 

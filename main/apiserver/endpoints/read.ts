@@ -8,7 +8,8 @@ import type { RequestContext } from '../server/context';
 import { encodeBody, writeParts, writeRaw } from '../server/responseWriter';
 import { keyFor, listPrefix, type ResourceScope } from './scope';
 import { parseListOptions, type ParsedListOptions } from './listOptions';
-import { stripTypeMeta, setTypeMeta } from './objectMeta';
+import { stripTypeMeta } from './objectMeta';
+import { readable } from './readable';
 import { negotiateOutput, outputContentType, type OutputKind } from './outputFormat';
 import { storageCall } from './storageErrors';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table';
@@ -139,13 +140,6 @@ export function storageListOptions(scope: ResourceScope, namespace: string, opts
     predicate: opts.predicate,
     exactKey,
   };
-}
-
-/** An object as clients see it: type meta set, scheme defaults applied. */
-export function readable(scope: ResourceScope, obj: KObject): KObject {
-  const o = setTypeMeta(scope, obj);
-  scope.def.strategy.defaults(o);
-  return o;
 }
 
 interface ListMetaOut {

@@ -4,7 +4,8 @@
 
 import type { RequestContext } from '../server/context';
 import { negotiateOutput } from './outputFormat';
-import { readable, writeOutput } from './read';
+import { writeOutput } from './read';
+import { readable } from './readable';
 import { keyFor, type ResourceScope } from './scope';
 import { storageCall } from './storageErrors';
 

@@ -19,7 +19,7 @@ import { runMutating, runValidating, type AdmissionAttributes } from './admissio
 import { createDecoded } from './create';
 import { recordManagedFields } from './managedFields';
 import { deepCopy, reconcileNamespace, resourceVersionRequired, setTypeMeta } from './objectMeta';
-import { readable } from './read';
+import { readable } from './readable';
 import { keyFor, strategyContext, type ResourceScope } from './scope';
 import { specFinalizers } from './namespaceLifecycle';
 import { interpretStorageError } from './storageErrors';

@@ -20,7 +20,7 @@ import type { RequestContext } from '../server/context';
 import type { WatchEvent, Watcher } from '../storage/interface';
 import type { ParsedListOptions } from './listOptions';
 import { negotiateOutput } from './outputFormat';
-import { readable } from './read';
+import { readable } from './readable';
 import { listPrefix, type ResourceScope } from './scope';
 import { interpretStorageError } from './storageErrors';
 import { LineStream } from '../server/lineStream';

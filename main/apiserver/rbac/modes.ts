@@ -3,7 +3,7 @@
 // (the admin kubeconfig and the server's own loopback identity). Also the
 // union rule resolver behind SelfSubjectRulesReview.
 
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from '../authn/user';
 import type { Authorizer } from '../server/authorizer';
 import { goQuotedList } from './policyRule';
 import type { RuleResolvingAuthorizer, RulesInfo } from './rbacAuthorizer';

@@ -8,15 +8,9 @@
 import type { FieldError } from '../api/status';
 import type { KObject } from '../../kube/object';
 import type { Storage } from '../storage/interface';
+import type { UserInfo } from '../authn/user';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
-
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
 
 /** Per-request context handed to strategy hooks. */
 export interface StrategyContext {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from '../authn/user';
 
 export interface Authenticator {
   name: string;

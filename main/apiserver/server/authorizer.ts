@@ -4,7 +4,7 @@
 // [A2] puts RBAC in the list. A deny is kube's 403 with its exact wording.
 
 import { failure, qualifiedName, type StatusError } from '../api/status';
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from '../authn/user';
 import type { RequestInfo } from './requestInfo';
 
 export interface AuthorizationAttributes {

@@ -11,7 +11,7 @@
 
 import type { KObject } from '../../../kube/object';
 import type { AdmissionPlugin } from '../../endpoints/admission';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { ServerEnv } from '../../serverEnv';
 import { StorageError } from '../../storage/interface';
 import { AUDIT_ANNOTATION_PREFIX } from './api';
 import { PodSecurityAdmission, judgesResource } from './admission';

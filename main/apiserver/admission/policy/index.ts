@@ -25,7 +25,7 @@ import { AUTHZ_ROUNDS, admissionRequest, authorizerValue, namespaceObject, newAu
 import type { AdmissionAttributes, AdmissionPlugin } from '../../endpoints/admission';
 import type { ResourceDef } from '../../registry/resourceDef';
 import { type Rec, recOpt, str } from '../../registry/common/obj';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { ServerEnv } from '../../serverEnv';
 import { StorageError } from '../../storage/interface';
 import { admissionForbidden } from '../errors/forbidden';
 import { compilePolicy, type CompiledPolicy } from './compilePolicy';

@@ -10,7 +10,7 @@ import { labelSelectorAsSelector, type MetaLabelSelector } from '../../api/label
 import { apiVersionOf, type KObject } from '../../../kube/object';
 import type { ResourceDef } from '../../registry/resourceDef';
 import { type Rec, recOpt, str } from '../../registry/common/obj';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { ServerEnv } from '../../serverEnv';
 import { StorageError } from '../../storage/interface';
 
 /** The served resource behind a paramKind, or kube's configuration error. */

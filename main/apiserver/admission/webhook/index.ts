@@ -9,7 +9,7 @@
 
 import { notFound } from '../../api/status';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../endpoints/admission';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { ServerEnv } from '../../serverEnv';
 import { StorageError } from '../../storage/interface';
 import type { ServiceLookup } from './client';
 import { WebhookSource, type WebhookKind } from './hooks';

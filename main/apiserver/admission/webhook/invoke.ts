@@ -6,7 +6,7 @@
 
 import { forbidden, internalError, StatusError } from '../../api/status';
 import type { AdmissionAttributes } from '../../endpoints/admission';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { ServerEnv } from '../../serverEnv';
 import { CallError, postReview, unexpectedStatusText, type ServiceLookup } from './client';
 import { CallingWebhookError, dryRunUnsupported } from './errors';
 import type { Webhook } from './hooks';

@@ -11,7 +11,7 @@
 
 import { AUTHZ_ROUNDS, CelActivation, admissionRequest, authorizerValue, compileExpression, evaluationErrorMessage, newAuthzContext, resolvePendingChecks, type CelProgram } from '../../cel/index';
 import type { AdmissionAttributes } from '../../endpoints/admission';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { ServerEnv } from '../../serverEnv';
 import type { MatchCondition } from './hooks';
 
 const VARIABLES = ['object', 'oldObject', 'request', 'authorizer'] as const;

@@ -8,7 +8,7 @@
 // coming up), bounded, then the hook fails and /readyz says so.
 
 import type { KObject } from '../../../kube/object';
-import type { PostStartHook, ServerEnv } from '../../server/serverEnv';
+import type { PostStartHook, ServerEnv } from '../../serverEnv';
 import { prefixOf } from '../policyCache';
 import { RBAC_GROUP } from '../ruleResolver';
 import { bootstrapPolicy } from './objects';

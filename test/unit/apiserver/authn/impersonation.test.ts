@@ -4,7 +4,7 @@ import { buildImpersonationRequests, impersonatedUser, withImpersonation } from 
 import type { AuthorizationAttributes } from '../../../../main/apiserver/server/authorizer';
 import type { RequestContext } from '../../../../main/apiserver/server/context';
 import { TraceRecorder } from '../../../../main/apiserver/server/traceRecorder';
-import type { UserInfo } from '../../../../main/apiserver/registry/resourceDef';
+import type { UserInfo } from '../../../../main/apiserver/authn/user';
 
 type Headers = Record<string, string[]>;
 

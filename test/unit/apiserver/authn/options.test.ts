@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiServerConfig } from '../../../../main/apiserver/apiserver';
 import { authenticationOptions } from '../../../../main/apiserver/options/authentication';
-import type { ServerEnv } from '../../../../main/apiserver/server/serverEnv';
+import type { ServerEnv } from '../../../../main/apiserver/serverEnv';
 
 function apply(flags: Record<string, unknown>): ApiServerConfig {
   const cfg = { plugins: {} } as ApiServerConfig;

@@ -5,14 +5,15 @@
 // accounts for token checks, LimitRanges for LimitRanger) from the same watch
 // caches the REST handlers serve, never from etcd directly.
 
-import type { KObject } from '../../kube/object';
-import type { ResourceDef } from '../registry/resourceDef';
-import type { Storage } from '../storage/interface';
-import type { AdmissionPlugin } from '../endpoints/admission';
-import type { Authenticator } from './authenticator';
-import type { AuthorizationAttributes, Authorizer, Decision } from './authorizer';
-import type { NamedFilter } from './context';
-import type { AuditSink } from './filters/withAuditHook';
+import type { KObject } from '../kube/object';
+import type { ResourceDef } from './registry/resourceDef';
+import type { Storage } from './storage/interface';
+import type { AdmissionPlugin } from './endpoints/admission';
+import type { Authenticator } from './server/authenticator';
+import type { AuthorizationAttributes, Authorizer, Decision } from './server/authorizer';
+import type { NamedFilter } from './server/context';
+import type { AuditSink } from './server/filters/withAuditHook';
+import type { ValueTransformer } from './storage/valueTransformer';
 
 export interface ServerEnv {
   /** --etcd-prefix without a trailing slash, e.g. '/registry'. */
@@ -41,17 +42,6 @@ export type EnvFactory<T> = (env: ServerEnv) => T;
 export interface PostStartHook {
   name: string;
   run(env: ServerEnv): Promise<void>;
-}
-
-/**
- * Turns stored bytes into the bytes written to etcd and back (encryption at
- * rest). `key` is the object's etcd key (authenticated data for AEAD
- * providers). fromStorage reports `stale` when the value should be rewritten
- * (not written with the current first provider).
- */
-export interface ValueTransformer {
-  toStorage(data: Uint8Array, key: string): Uint8Array;
-  fromStorage(data: Uint8Array, key: string): { data: Uint8Array; stale: boolean };
 }
 
 /** The pluggable parts of the server, each built from the env once storage is up. */
