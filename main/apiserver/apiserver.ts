@@ -12,14 +12,13 @@ import type { KObject } from '../kube/object';
 import type { ResourceDef } from './registry/resourceDef';
 import { createServiceAllocators } from './registry/allocator/serviceAllocators';
 import { codecFor } from '../kube/codec';
-import type { ChannelTransport } from '../client/etcd/etcdChannel';
-import { EtcdClient, type TlsFiles } from '../client/etcd/etcdClient';
+import { EtcdClient } from '../client/etcd/etcdClient';
 import { EtcdStore } from './storage/etcdStore';
 import { StorageError, type Storage } from './storage/interface';
 import { WatchCache } from './storage/watchCache';
-import { createDiscoveryHandler, type OpenApiSource } from './discovery/discoveryHandler';
+import { createDiscoveryHandler } from './discovery/discoveryHandler';
 import { timedCheck, type HealthCheck } from './discovery/health';
-import { namespaceLifecycle } from './endpoints/namespaceLifecycle';
+import { namespaceLifecycle } from './admission/namespaceLifecycle';
 import { keyFor, scopeFor, type ResourceScope, type RestServices } from './endpoints/scope';
 import { createDecoded } from './endpoints/create';
 import type { RequestContext } from './server/context';
@@ -27,7 +26,9 @@ import { parseRequestInfo } from './server/requestInfo';
 import { TraceRecorder } from './server/traceRecorder';
 import { x509Authenticator } from './server/authenticator';
 import { alwaysAllow, authorize, type Authorizer } from './server/authorizer';
-import type { PostStartHook, ServerEnv, ServerPlugins } from './serverEnv';
+import type { ServerEnv } from './serverEnv';
+import type { PostStartHook } from './serverPlugins';
+import type { ApiServerConfig } from './config';
 import { compose } from './server/handlerChain';
 import { serveSecurely, type SecureServer } from './server/httpsServer';
 import { createRouter } from './server/router';
@@ -40,36 +41,7 @@ import { withRequestInfo } from './server/filters/withRequestInfo';
 import { withMaxInFlightLimit } from './server/filters/withMaxInFlightLimit';
 import { withRequestTimeout } from './server/filters/withRequestTimeout';
 import { RequestDeadlines } from './server/requestDeadlines';
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from './options/serverRun';
-
-export interface ApiServerConfig {
-  etcdServers: string[];
-  etcdTls?: TlsFiles;
-  /** --etcd-client-transport (options/etcdClient.ts); builtin when unset. */
-  etcdClientTransport?: ChannelTransport;
-  etcdPrefix: string;
-  storageMediaType: string;
-  bindAddress: string;
-  securePort: number;
-  tlsCertFile: string;
-  tlsPrivateKeyFile: string;
-  clientCaFile?: string;
-  serviceClusterIpRange: string;
-  serviceNodePortRange: string;
-  /** resource(.group) → capacity of its watch cache's event window (--watch-cache-sizes). */
-  watchCacheSizes: Map<string, number>;
-  defaultWatchCacheSize: number;
-  traceBufferSize?: number;
-  resources: ResourceDef[];
-  /** Objects made at start when missing (namespaces, the kubernetes Service); given the allocators' first IP. */
-  bootstrapObjects?: (serviceCIDR: string) => KObject[];
-  openapi?: (resources: ResourceDef[]) => OpenApiSource;
-  /** --request-timeout, --max-requests-inflight, --max-mutating-requests-inflight (kube's defaults when absent). */
-  limits?: RequestLimits;
-  /** Authentication beyond x509, authorization, admission, audit, computed resources, encryption ([A2]). */
-  plugins?: ServerPlugins;
-  log?: (line: string) => void;
-}
+import { DEFAULT_REQUEST_LIMITS } from './server/requestLimits';
 
 export interface RunningApiServer {
   port: number;

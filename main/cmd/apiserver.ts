@@ -4,7 +4,8 @@
 // SIGINT stops it gracefully (open watches end, storage closes) and it exits 0.
 
 import type { Command } from 'commander';
-import { startApiServer, type ApiServerConfig } from '../apiserver/apiserver';
+import { startApiServer } from '../apiserver/apiserver';
+import type { ApiServerConfig } from '../apiserver/config';
 import { allResources } from '../apiserver/registry/index';
 import { bootstrapObjects } from '../apiserver/registry/bootstrap';
 import { openApiDocument, openApiIndex, openApiV2 } from '../apiserver/discovery/openapi';

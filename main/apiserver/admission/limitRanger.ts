@@ -16,7 +16,7 @@
 // without those still behaves as kube's would.
 
 import type { KObject } from '../../kube/object';
-import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
+import type { AdmissionAttributes, AdmissionPlugin } from './interfaces';
 import type { ServerEnv } from '../serverEnv';
 import { admissionForbidden } from './errors/forbidden';
 import { podLimits, podRequests, type ContainerSpec, type PodSpecResources } from '../../kube/quota/podResources';

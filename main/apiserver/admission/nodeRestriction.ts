@@ -20,7 +20,7 @@ import type { KObject } from '../../kube/object';
 import { notFound } from '../api/status';
 import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../authz/nodeAuthorizer';
 import { podReferences } from '../authz/nodeGraph';
-import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
+import type { AdmissionAttributes, AdmissionPlugin } from './interfaces';
 import type { ServerEnv } from '../serverEnv';
 import { StorageError } from '../storage/interface';
 import { admissionForbidden } from './errors/forbidden';

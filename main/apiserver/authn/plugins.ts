@@ -5,9 +5,9 @@
 // SelfSubjectReview resources. Files are read here, once, so a bad key or
 // token file stops the server at start with a message naming it.
 
-import type { ApiServerConfig } from '../apiserver';
+import type { ApiServerConfig } from '../config';
 import type { Authenticator } from '../server/authenticator';
-import type { ServerPlugins } from '../serverEnv';
+import type { ServerPlugins } from '../serverPlugins';
 import { anonymousAuthenticator } from './anonymous';
 import { withImpersonation } from './impersonation';
 import { selfSubjectReviewDef, tokenReviewDef } from './reviews';

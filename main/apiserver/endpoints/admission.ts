@@ -1,7 +1,8 @@
 // The admission hook point (kube runs admission inside the REST handlers, not
 // as a filter): an ordered list of plugins, all mutating phases first, then
-// all validating phases; the first error wins. The chain itself (which
-// plugins, in kube's order, with their configuration) is built in
+// all validating phases; the first error wins. The plugin interface is
+// main/apiserver/admission/interfaces.ts; the chain itself (which plugins, in
+// kube's order, with their configuration) is built in
 // main/apiserver/admission/chain.ts.
 //
 // Each plugin's run is a trace stage ('admission:mutating:<name>' /
@@ -17,53 +18,9 @@ import { StatusError } from '../api/status';
 import { jsonPatchDiff, type PatchOperation } from '../admission/trace/jsonPatchDiff';
 import { applyJsonPatchOpsInPlace, type JsonPatchOp } from '../patch/jsonPatch';
 import { jsonCopy, sameJson, type JsonValue } from '../patch/jsonValue';
-import type { UserInfo } from '../authn/user';
 import type { StageVerdict } from '../../kube/requestTrace';
 import type { TraceRecorder } from '../server/traceRecorder';
-
-export type { AdmissionOperation } from '../../kube/admissionOperation';
-import type { AdmissionOperation } from '../../kube/admissionOperation';
-
-export interface AdmissionAttributes {
-  operation: AdmissionOperation;
-  group: string;
-  version: string;
-  kind: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  user: UserInfo;
-  dryRun: boolean;
-  /** The object being written (mutable in the mutating phase); undefined for DELETE. */
-  object?: KObject;
-  oldObject?: KObject;
-  /** The request's warnings (`Warning: 299` headers): PodSecurity warn, policy Warn actions, webhook warnings. */
-  warnings: string[];
-  /** Audit annotations of this request (`pod-security.kubernetes.io/audit-violations`, `validation.policy.admission.k8s.io/...`). */
-  auditAnnotations: Record<string, string>;
-}
-
-export type AdmitResult = void | 'unchanged';
-
-export interface AdmissionPlugin {
-  name: string;
-  /**
-   * Whether the plugin acts on this request at all (kube's Handles(operation)
-   * plus the plugin's own resource check). Optional: absent means "maybe",
-   * and admit/validate decide themselves. A false answer skips the plugin
-   * and, in the mutating phase, the before-copy for the trace's patch.
-   */
-  handles?(attrs: AdmissionAttributes): boolean;
-  /**
-   * Mutating phase: may change attrs.object; throws a StatusError to reject.
-   * Answering 'unchanged' (the plugin knows it changed nothing) spares the
-   * trace's check of the whole object for a patch.
-   */
-  admit?(attrs: AdmissionAttributes): Promise<AdmitResult> | AdmitResult;
-  /** Validating phase: throws a StatusError to reject. */
-  validate?(attrs: AdmissionAttributes): Promise<void> | void;
-}
+import type { AdmissionAttributes, AdmissionPlugin, AdmitResult } from '../admission/interfaces';
 
 // A plugin's answer is awaited only when it is a promise: `await` on a plain
 // value still yields to the microtask queue, which under load holds other

@@ -10,7 +10,8 @@
 import type { KObject } from '../../kube/object';
 import { alreadyExists, failure, invalid } from '../api/status';
 import type { RequestContext } from '../server/context';
-import { runMutating, runValidating, type AdmissionAttributes } from './admission';
+import { runMutating, runValidating } from './admission';
+import type { AdmissionAttributes } from '../admission/interfaces';
 import { decodeObject } from './decodeObject';
 import { recordManagedFields } from './managedFields';
 import { fillSystemFields, generateNameFrom, reconcileNamespace, resourceVersionOnCreate } from './objectMeta';

@@ -8,7 +8,7 @@ import type { QualifiedResource } from '../api/status';
 import type { ResourceDef, ServiceAllocators, StrategyContext } from '../registry/resourceDef';
 import type { UserInfo } from '../authn/user';
 import type { Storage } from '../storage/interface';
-import type { AdmissionPlugin } from './admission';
+import type { AdmissionPlugin } from '../admission/interfaces';
 
 export interface RestServices {
   /** --etcd-prefix, e.g. '/registry'. */

@@ -7,15 +7,8 @@
 
 import { InvalidArgumentError } from 'commander';
 import type { ApiServerOptionGroup } from './optionGroup';
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../server/requestLimits';
 import { goDurationSeconds } from './authentication';
-
-export interface RequestLimits {
-  requestTimeoutMs: number;
-  maxRequestsInflight: number;
-  maxMutatingRequestsInflight: number;
-}
-
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = { requestTimeoutMs: 60_000, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 };
 
 function goInt(v: string): number {
   if (!/^[+-]?\d+$/.test(v)) throw new InvalidArgumentError(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);

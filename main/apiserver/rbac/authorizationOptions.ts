@@ -3,7 +3,7 @@
 // and the rbac/bootstrap-roles hook. Kept apart from options/ so tests can
 // configure a server without commander.
 
-import type { ApiServerConfig } from '../apiserver';
+import type { ApiServerConfig } from '../config';
 import { nodeMode } from '../authz/nodeMode';
 import { authorizationPlugins } from './authorizationPlugins';
 import { bootstrapRolesHook } from './bootstrap/bootstrapHook';

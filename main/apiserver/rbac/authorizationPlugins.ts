@@ -6,7 +6,8 @@
 // mirror, the Node graph), so each is built once.
 
 import type { Authorizer } from '../server/authorizer';
-import type { ServerEnv, ServerPlugins } from '../serverEnv';
+import type { ServerEnv } from '../serverEnv';
+import type { ServerPlugins } from '../serverPlugins';
 import { accessReviewResources } from './accessReviews';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroups, unionRulesFor, type AuthorizationMode } from './modes';
 import { PolicyCache } from './policyCache';

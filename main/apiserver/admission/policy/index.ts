@@ -22,7 +22,7 @@
 import { failure, StatusError, type StatusReason } from '../../api/status';
 import type { KObject } from '../../../kube/object';
 import { AUTHZ_ROUNDS, admissionRequest, authorizerValue, namespaceObject, newAuthzContext, resolvePendingChecks } from '../../cel';
-import type { AdmissionAttributes, AdmissionPlugin } from '../../endpoints/admission';
+import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces';
 import type { ResourceDef } from '../../registry/resourceDef';
 import { type Rec, recOpt, str } from '../../registry/common/obj';
 import type { ServerEnv } from '../../serverEnv';

@@ -8,7 +8,7 @@
 //   admission: (env) => [..., mutatingWebhookPlugin(env), ..., validatingWebhookPlugin(env), ...]
 
 import { notFound } from '../../api/status';
-import type { AdmissionAttributes, AdmissionPlugin } from '../../endpoints/admission';
+import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces';
 import type { ServerEnv } from '../../serverEnv';
 import { StorageError } from '../../storage/interface';
 import type { ServiceLookup } from './client';

@@ -10,7 +10,7 @@
 // rounds). Programs are compiled once per expression and cached.
 
 import { AUTHZ_ROUNDS, CelActivation, admissionRequest, authorizerValue, compileExpression, evaluationErrorMessage, newAuthzContext, resolvePendingChecks, type CelProgram } from '../../cel/index';
-import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { AdmissionAttributes } from '../interfaces';
 import type { ServerEnv } from '../../serverEnv';
 import type { MatchCondition } from './hooks';
 

@@ -4,7 +4,7 @@
 // attribute builder.
 
 import type { KObject } from '../../../../main/kube/object';
-import type { AdmissionAttributes } from '../../../../main/apiserver/endpoints/admission';
+import type { AdmissionAttributes } from '../../../../main/apiserver/admission/interfaces';
 import type { ServerEnv } from '../../../../main/apiserver/serverEnv';
 import { StorageError, type Storage } from '../../../../main/apiserver/storage/interface';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ApiServerConfig } from '../../../../main/apiserver/apiserver';
+import type { ApiServerConfig } from '../../../../main/apiserver/config';
 import { authenticationOptions } from '../../../../main/apiserver/options/authentication';
 import type { ServerEnv } from '../../../../main/apiserver/serverEnv';
 
