@@ -9,7 +9,7 @@
 // the bootstrap objects exist; /livez and /healthz check etcd.
 
 import type { KObject } from '../kube/object';
-import type { ResourceDef } from './registry/resourceDef';
+import type { ResourceDef } from './registry/rest/resourceDef';
 import { createServiceAllocators } from './registry/allocator/serviceAllocators';
 import { codecFor } from '../kube/codec';
 import { EtcdClient } from '../client/etcd/etcdClient';
@@ -24,14 +24,14 @@ import { createDecoded } from './endpoints/create';
 import type { RequestContext } from './server/context';
 import { parseRequestInfo } from './server/requestInfo';
 import { TraceRecorder } from './server/traceRecorder';
-import { x509Authenticator } from './server/authenticator';
-import { alwaysAllow, authorize, type Authorizer } from './server/authorizer';
+import { x509Authenticator } from './authn/authenticator';
+import { alwaysAllow, authorize, type Authorizer } from './authz/authorizer';
 import type { ServerEnv } from './serverEnv';
 import type { PostStartHook } from './serverPlugins';
 import type { ApiServerConfig } from './config';
 import { compose } from './server/handlerChain';
 import { serveSecurely, type SecureServer } from './server/httpsServer';
-import { createRouter } from './server/router';
+import { createRouter } from './endpoints/router';
 import { DEFAULT_TRACE_BUFFER_SIZE, RequestTraceLog } from './server/traceLog';
 import { withAuditHook, withFailedAuthenticationAudit } from './server/filters/withAuditHook';
 import { withAuthentication } from './server/filters/withAuthentication';

@@ -6,7 +6,7 @@ import type { KObject } from '../kube/object';
 import type { ChannelTransport } from '../client/etcd/etcdChannel';
 import type { TlsFiles } from '../client/etcd/etcdClient';
 import type { OpenApiSource } from './discovery/discoveryHandler';
-import type { ResourceDef } from './registry/resourceDef';
+import type { ResourceDef } from './registry/rest/resourceDef';
 import type { RequestLimits } from './server/requestLimits';
 import type { ServerPlugins } from './serverPlugins';
 

@@ -7,9 +7,9 @@
 // directly.
 
 import type { KObject } from '../kube/object';
-import type { ResourceDef } from './registry/resourceDef';
+import type { ResourceDef } from './registry/rest/resourceDef';
 import type { Storage } from './storage/interface';
-import type { AuthorizationAttributes, Decision } from './server/authorizer';
+import type { AuthorizationAttributes, Decision } from './authz/authorizer';
 
 export interface ServerEnv {
   /** --etcd-prefix without a trailing slash, e.g. '/registry'. */

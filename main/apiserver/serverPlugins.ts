@@ -2,10 +2,10 @@
 // up: what the flag groups in main/apiserver/options/ fill in and
 // startApiServer wires into the handler chain.
 
-import type { ResourceDef } from './registry/resourceDef';
+import type { ResourceDef } from './registry/rest/resourceDef';
 import type { AdmissionPlugin } from './admission/interfaces';
-import type { Authenticator } from './server/authenticator';
-import type { Authorizer } from './server/authorizer';
+import type { Authenticator } from './authn/authenticator';
+import type { Authorizer } from './authz/authorizer';
 import type { NamedFilter } from './server/context';
 import type { AuditSink } from './server/filters/withAuditHook';
 import type { ValueTransformer } from './storage/valueTransformer';

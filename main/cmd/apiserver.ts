@@ -11,7 +11,7 @@ import { bootstrapObjects } from '../apiserver/registry/bootstrap';
 import { openApiDocument, openApiIndex, openApiV2 } from '../apiserver/discovery/openapi';
 import { PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE } from '../kube/codec';
 import type { OpenApiSource } from '../apiserver/discovery/discoveryHandler';
-import type { ResourceDef } from '../apiserver/registry/resourceDef';
+import type { ResourceDef } from '../apiserver/registry/rest/resourceDef';
 import { apiServerOptionGroups } from '../apiserver/options/index';
 import { guardProcess } from '../apiserver/server/processGuard';
 import { intOption } from './intOption';

@@ -18,8 +18,8 @@
 
 import type { KObject } from '../../kube/object';
 import { notFound } from '../api/status';
-import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../authz/nodeAuthorizer';
-import { podReferences } from '../authz/nodeGraph';
+import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../nodeauthz/nodeAuthorizer';
+import { podReferences } from '../nodeauthz/nodeGraph';
 import type { AdmissionAttributes, AdmissionPlugin } from './interfaces';
 import type { ServerEnv } from '../serverEnv';
 import { StorageError } from '../storage/interface';

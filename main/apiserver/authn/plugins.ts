@@ -6,10 +6,10 @@
 // token file stops the server at start with a message naming it.
 
 import type { ApiServerConfig } from '../config';
-import type { Authenticator } from '../server/authenticator';
+import type { Authenticator } from './authenticator';
 import type { ServerPlugins } from '../serverPlugins';
 import { anonymousAuthenticator } from './anonymous';
-import { withImpersonation } from './impersonation';
+import { withImpersonation } from '../server/filters/withImpersonation';
 import { selfSubjectReviewDef, tokenReviewDef } from './reviews';
 import { serviceAccountAuthenticator, storageGetter } from './serviceAccountAuthenticator';
 import { readPublicKeysFile, readSigningKeyFile, type SigningKey, type VerifyingKey } from './serviceAccountKeys';

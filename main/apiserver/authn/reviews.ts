@@ -8,7 +8,7 @@
 
 import type { KObject } from '../../kube/object';
 import { badRequest, internalError } from '../api/status';
-import type { ComputedRequest, ResourceDef, Strategy, TableConvertor } from '../registry/resourceDef';
+import type { ComputedRequest, ResourceDef, Strategy, TableConvertor } from '../registry/rest/resourceDef';
 import type { UserInfo } from './user';
 import { col, nameColumn } from '../registry/tables/columns';
 import { authenticateToken, intersect, type TokenAuthenticator } from './tokenAuthenticator';

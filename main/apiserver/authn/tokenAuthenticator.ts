@@ -7,7 +7,7 @@
 // only for the API audiences, as kube's WrapAudienceAgnosticToken.
 
 import type { IncomingMessage } from 'node:http';
-import { AuthenticationError, type Authenticator } from '../server/authenticator';
+import { AuthenticationError, type Authenticator } from './authenticator';
 import type { UserInfo } from './user';
 
 export interface TokenResult {

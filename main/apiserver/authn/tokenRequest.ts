@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { KObject } from '../../kube/object';
 import { badRequest, conflict, invalid, type FieldError } from '../api/status';
 import { invalid as invalidField } from '../api/validation/field';
-import type { ComputedRequest, ResourceDef } from '../registry/resourceDef';
+import type { ComputedRequest, ResourceDef } from '../registry/rest/resourceDef';
 import { credentialIdForJti, makeClaims, type ObjectRef } from './serviceAccountClaims';
 import type { ObjectGetter } from './serviceAccountAuthenticator';
 import type { TokenGenerator } from './tokenGenerator';

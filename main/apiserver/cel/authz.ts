@@ -13,7 +13,7 @@
 
 import { CelScalar, celMethod, isCelMap, mapType, type CelFunc, type CelMap, type CelValue } from '@bufbuild/cel';
 import type { UserInfo } from '../authn/user';
-import type { AuthorizationAttributes, Decision } from '../server/authorizer';
+import type { AuthorizationAttributes, Decision } from '../authz/authorizer';
 import { BOOL, STRING, objectOf, type CelStaticType } from './types';
 import type { Overload } from './check';
 

@@ -6,7 +6,7 @@
 
 import type { KObject } from '../../kube/object';
 import { failure } from '../api/status';
-import type { ComputedRequest } from '../registry/resourceDef';
+import type { ComputedRequest } from '../registry/rest/resourceDef';
 import type { RequestContext } from '../server/context';
 import { decodeObject } from './decodeObject';
 import { negotiateOutput } from './outputFormat';

@@ -6,7 +6,7 @@
 
 import { badRequest, failure } from '../api/status';
 import { validatePathSegmentName } from '../api/validation/names';
-import type { ResourceDef } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
 import type { RequestContext } from '../server/context';
 import { createBinding } from './binding';
 import { createObject } from './create';

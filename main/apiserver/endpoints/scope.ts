@@ -5,7 +5,7 @@
 
 import { apiVersionOf } from '../../kube/object';
 import type { QualifiedResource } from '../api/status';
-import type { ResourceDef, ServiceAllocators, StrategyContext } from '../registry/resourceDef';
+import type { ResourceDef, ServiceAllocators, StrategyContext } from '../registry/rest/resourceDef';
 import type { UserInfo } from '../authn/user';
 import type { Storage } from '../storage/interface';
 import type { AdmissionPlugin } from '../admission/interfaces';

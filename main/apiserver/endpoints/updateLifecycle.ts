@@ -12,7 +12,7 @@
 
 import type { KObject } from '../../kube/object';
 import { conflict, invalid, notFound } from '../api/status';
-import type { FinishFunc, Strategy } from '../registry/resourceDef';
+import type { FinishFunc, Strategy } from '../registry/rest/resourceDef';
 import { StorageError } from '../storage/interface';
 import type { RequestContext } from '../server/context';
 import { runMutating, runValidating } from './admission';

@@ -4,7 +4,7 @@
 // configure a server without commander.
 
 import type { ApiServerConfig } from '../config';
-import { nodeMode } from '../authz/nodeMode';
+import { nodeMode } from '../nodeauthz/nodeMode';
 import { authorizationPlugins } from './authorizationPlugins';
 import { bootstrapRolesHook } from './bootstrap/bootstrapHook';
 import { escalationChecks } from './escalation';

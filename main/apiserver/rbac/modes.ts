@@ -4,7 +4,7 @@
 // union rule resolver behind SelfSubjectRulesReview.
 
 import type { UserInfo } from '../authn/user';
-import type { Authorizer } from '../server/authorizer';
+import type { Authorizer } from '../authz/authorizer';
 import { goQuotedList } from './policyRule';
 import type { RuleResolvingAuthorizer, RulesInfo } from './rbacAuthorizer';
 

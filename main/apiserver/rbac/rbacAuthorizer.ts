@@ -6,7 +6,7 @@
 // what kube's 403 then quotes.
 
 import type { UserInfo } from '../authn/user';
-import type { AuthorizationAttributes, Authorizer, Decision } from '../server/authorizer';
+import type { AuthorizationAttributes, Authorizer, Decision } from '../authz/authorizer';
 import { ruleAllows } from './policyRule';
 import { aggregateMessage, rulesFor, visitRulesFor, type PolicyLister } from './ruleResolver';
 

@@ -5,11 +5,11 @@ import { selfSubjectReviewDef, tokenReviewDef } from '../../../../main/apiserver
 import { bearerAuthenticator, unrecognisedBearerToken, type TokenAuthenticator } from '../../../../main/apiserver/authn/tokenAuthenticator';
 import { parseTokenFile, tokenFileAuthenticator } from '../../../../main/apiserver/authn/tokenFile';
 import { goDurationSeconds } from '../../../../main/apiserver/options/authentication';
-import { x509Authenticator, type Authenticator } from '../../../../main/apiserver/server/authenticator';
+import { x509Authenticator, type Authenticator } from '../../../../main/apiserver/authn/authenticator';
 import type { RequestContext } from '../../../../main/apiserver/server/context';
 import { withAuthentication } from '../../../../main/apiserver/server/filters/withAuthentication';
 import { TraceRecorder } from '../../../../main/apiserver/server/traceRecorder';
-import type { ComputedRequest } from '../../../../main/apiserver/registry/resourceDef';
+import type { ComputedRequest } from '../../../../main/apiserver/registry/rest/resourceDef';
 
 const API = 'https://kubernetes.default.svc';
 const file = tokenFileAuthenticator(parseTokenFile('/t.csv', 'good,jane,u1,devs\n'));

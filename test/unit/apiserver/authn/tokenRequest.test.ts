@@ -6,7 +6,7 @@ import { createTokenRequest, withTokenSubresource, type TokenRequestOptions } fr
 import { parseSigningKeyPem } from '../../../../main/apiserver/authn/serviceAccountKeys';
 import { jwtTokenGenerator } from '../../../../main/apiserver/authn/tokenGenerator';
 import type { ObjectGetter } from '../../../../main/apiserver/authn/serviceAccountAuthenticator';
-import type { ComputedRequest, ResourceDef } from '../../../../main/apiserver/registry/resourceDef';
+import type { ComputedRequest, ResourceDef } from '../../../../main/apiserver/registry/rest/resourceDef';
 import { serviceaccounts } from '../../../../main/apiserver/registry/core/config';
 
 const ISSUER = 'https://kubernetes.default.svc';
