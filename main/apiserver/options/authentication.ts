@@ -12,7 +12,7 @@
 // optional: without them the server simply has no service-account tokens.
 
 import { InvalidArgumentError } from 'commander';
-import { applyAuthentication } from '../authn/plugins';
+import { applyAuthentication } from './authenticationPlugins';
 import { ANONYMOUS_WITH_ALWAYS_ALLOW_WARNING } from '../authn/anonymous';
 import type { ApiServerOptionGroup } from './optionGroup';
 

@@ -21,7 +21,8 @@
 
 import { failure, StatusError, type StatusReason } from '../../api/status';
 import type { KObject } from '../../../kube/object';
-import { AUTHZ_ROUNDS, admissionRequest, authorizerValue, namespaceObject, newAuthzContext, resolvePendingChecks } from '../../cel';
+import { admissionRequest, namespaceObject } from '../celInputs';
+import { AUTHZ_ROUNDS, authorizerValue, newAuthzContext, resolvePendingChecks } from '../../cel';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces';
 import type { ResourceDef } from '../../registry/rest/resourceDef';
 import { type Rec, recOpt, str } from '../../registry/common/obj';

@@ -9,7 +9,8 @@
 // checks are answered by the server's authorizer chain between evaluation
 // rounds). Programs are compiled once per expression and cached.
 
-import { AUTHZ_ROUNDS, CelActivation, admissionRequest, authorizerValue, compileExpression, evaluationErrorMessage, newAuthzContext, resolvePendingChecks, type CelProgram } from '../../cel/index';
+import { admissionRequest } from '../celInputs';
+import { AUTHZ_ROUNDS, CelActivation, authorizerValue, compileExpression, evaluationErrorMessage, newAuthzContext, resolvePendingChecks, type CelProgram } from '../../cel/index';
 import type { AdmissionAttributes } from '../interfaces';
 import type { ServerEnv } from '../../serverEnv';
 import type { MatchCondition } from './hooks';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../../../../main/apiserver/api/status';
 import { anonymousAuthenticator } from '../../../../main/apiserver/authn/anonymous';
-import { selfSubjectReviewDef, tokenReviewDef } from '../../../../main/apiserver/authn/reviews';
+import { selfSubjectReviewDef, tokenReviewDef } from '../../../../main/apiserver/registry/authentication/reviews';
 import { bearerAuthenticator, unrecognisedBearerToken, type TokenAuthenticator } from '../../../../main/apiserver/authn/tokenAuthenticator';
 import { parseTokenFile, tokenFileAuthenticator } from '../../../../main/apiserver/authn/tokenFile';
 import { goDurationSeconds } from '../../../../main/apiserver/options/authentication';

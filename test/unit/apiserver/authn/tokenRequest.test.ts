@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../main/kube/object';
 import { notFound, StatusError } from '../../../../main/apiserver/api/status';
-import { createTokenRequest, withTokenSubresource, type TokenRequestOptions } from '../../../../main/apiserver/authn/tokenRequest';
+import { createTokenRequest, withTokenSubresource, type TokenRequestOptions } from '../../../../main/apiserver/registry/core/serviceAccountToken';
 import { parseSigningKeyPem } from '../../../../main/apiserver/authn/serviceAccountKeys';
 import { jwtTokenGenerator } from '../../../../main/apiserver/authn/tokenGenerator';
 import type { ObjectGetter } from '../../../../main/apiserver/authn/serviceAccountAuthenticator';
