@@ -19,7 +19,7 @@ import { WatchCache } from './storage/watchCache';
 import { createDiscoveryHandler } from './discovery/discoveryHandler';
 import { timedCheck, type HealthCheck } from './discovery/health';
 import { namespaceLifecycle } from './admission/namespaceLifecycle';
-import { keyFor, scopeFor, type ResourceScope, type RestServices } from './endpoints/scope';
+import { keyFor, scopeFor, type ResourceScope, type RestServices } from './registry/store/scope';
 import { createDecoded } from './endpoints/create';
 import type { RequestContext } from './server/context';
 import { parseRequestInfo } from './server/requestInfo';

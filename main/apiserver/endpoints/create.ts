@@ -10,16 +10,16 @@
 import type { KObject } from '../../kube/object';
 import { alreadyExists, failure, invalid } from '../api/status';
 import type { RequestContext } from '../server/context';
-import { runMutating, runValidating } from './admission';
+import { runMutating, runValidating } from '../admission/run';
 import type { AdmissionAttributes } from '../admission/interfaces';
 import { decodeObject } from './decodeObject';
-import { recordManagedFields } from './managedFields';
-import { fillSystemFields, generateNameFrom, reconcileNamespace, resourceVersionOnCreate } from './objectMeta';
+import { recordManagedFields } from '../registry/store/managedFields';
+import { fillSystemFields, generateNameFrom, reconcileNamespace, resourceVersionOnCreate } from '../registry/store/objectMeta';
 import { negotiateOutput } from './outputFormat';
 import { writeCreated, writeOutput } from './read';
-import { readable } from './readable';
-import { keyFor, strategyContext, type ResourceScope } from './scope';
-import { interpretStorageError } from './storageErrors';
+import { readable } from '../registry/store/readable';
+import { keyFor, strategyContext, type ResourceScope } from '../registry/store/scope';
+import { interpretStorageError } from '../registry/store/storageErrors';
 import { parseWriteOptions } from './writeOptions';
 import { StorageError } from '../storage/interface';
 

@@ -8,10 +8,10 @@
 
 import type { KObject } from '../../kube/object';
 import type { RequestContext } from '../server/context';
-import { deepCopy, rfc3339 } from './objectMeta';
-import { readable } from './readable';
-import type { ResourceScope } from './scope';
-import { interpretStorageError } from './storageErrors';
+import { deepCopy, rfc3339 } from '../registry/store/objectMeta';
+import { readable } from '../registry/store/readable';
+import type { ResourceScope } from '../registry/store/scope';
+import { interpretStorageError } from '../registry/store/storageErrors';
 
 export function isNamespaceResource(def: { group: string; resource: string }): boolean {
   return def.group === '' && def.resource === 'namespaces';

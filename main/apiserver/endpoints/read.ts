@@ -6,12 +6,12 @@
 import type { KObject } from '../../kube/object';
 import type { RequestContext } from '../server/context';
 import { encodeBody, writeParts, writeRaw } from '../server/responseWriter';
-import { keyFor, listPrefix, type ResourceScope } from './scope';
+import { keyFor, listPrefix, type ResourceScope } from '../registry/store/scope';
 import { parseListOptions, type ParsedListOptions } from './listOptions';
-import { stripTypeMeta } from './objectMeta';
-import { readable } from './readable';
+import { stripTypeMeta } from '../registry/store/objectMeta';
+import { readable } from '../registry/store/readable';
 import { negotiateOutput, outputContentType, type OutputKind } from './outputFormat';
-import { storageCall } from './storageErrors';
+import { storageCall } from '../registry/store/storageErrors';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table';
 import { serveWatch } from './watch';
 import { jsonCopy } from '../patch/jsonValue';

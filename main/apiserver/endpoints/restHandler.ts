@@ -15,7 +15,7 @@ import { deleteCollection, deleteObject } from './delete';
 import { patchObject } from './patch';
 import { getObject, listObjects } from './read';
 import { getScale } from './scale';
-import type { ResourceScope } from './scope';
+import type { ResourceScope } from '../registry/store/scope';
 import { replaceObject } from './update';
 
 export const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';

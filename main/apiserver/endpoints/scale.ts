@@ -5,9 +5,9 @@
 import type { RequestContext } from '../server/context';
 import { negotiateOutput } from './outputFormat';
 import { writeOutput } from './read';
-import { readable } from './readable';
-import { keyFor, type ResourceScope } from './scope';
-import { storageCall } from './storageErrors';
+import { readable } from '../registry/store/readable';
+import { keyFor, type ResourceScope } from '../registry/store/scope';
+import { storageCall } from '../registry/store/storageErrors';
 
 export const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 

@@ -3,7 +3,7 @@
 // prefix, the stored encoding, and the watch cache sizes.
 
 import { PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE } from '../../kube/codec';
-import { intOption } from '../../cmd/intOption';
+import { intOption } from '../../common/intOption';
 import type { ApiServerOptionGroup } from './optionGroup';
 
 /** --watch-cache-sizes: "resource[.group]#size,..." (kube's format). */

@@ -1,7 +1,7 @@
 // kube-apiserver's secure serving flags (k8s.io/apiserver
 // pkg/server/options/serving.go) and the client CA of x509 authentication.
 
-import { intOption } from '../../cmd/intOption';
+import { intOption } from '../../common/intOption';
 import type { ApiServerOptionGroup } from './optionGroup';
 
 export const secureServingOptions: ApiServerOptionGroup = {

@@ -7,7 +7,7 @@
 //   --trace-buffer-size                request traces kept for /debug/pilothouse/traces (default 1000)
 
 import { InvalidArgumentError } from 'commander';
-import { intOption } from '../../cmd/intOption';
+import { intOption } from '../../common/intOption';
 import type { ApiServerOptionGroup } from './optionGroup';
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../server/requestLimits';
 import { DEFAULT_TRACE_BUFFER_SIZE } from '../server/traceLog';

@@ -1,7 +1,7 @@
 // An object as clients see it, the last step of every read and write
 // response and of every watch event.
 
-import type { KObject } from '../../kube/object';
+import type { KObject } from '../../../kube/object';
 import { setTypeMeta } from './objectMeta';
 import type { ResourceScope } from './scope';
 

@@ -15,12 +15,12 @@
 
 import type { KObject } from '../../kube/object';
 import { StatusError } from '../api/status';
-import { jsonPatchDiff, type PatchOperation } from '../admission/trace/jsonPatchDiff';
+import { jsonPatchDiff, type PatchOperation } from './trace/jsonPatchDiff';
 import { applyJsonPatchOpsInPlace, type JsonPatchOp } from '../patch/jsonPatch';
 import { jsonCopy, sameJson, type JsonValue } from '../patch/jsonValue';
 import type { StageVerdict } from '../../kube/requestTrace';
 import type { TraceRecorder } from '../server/traceRecorder';
-import type { AdmissionAttributes, AdmissionPlugin, AdmitResult } from '../admission/interfaces';
+import type { AdmissionAttributes, AdmissionPlugin, AdmitResult } from './interfaces';
 
 // A plugin's answer is awaited only when it is a promise: `await` on a plain
 // value still yields to the microtask queue, which under load holds other
