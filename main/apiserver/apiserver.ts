@@ -20,10 +20,7 @@ import { createDiscoveryHandler } from './discovery/discoveryHandler';
 import { timedCheck, type HealthCheck } from './discovery/health';
 import { namespaceLifecycle } from './admission/namespaceLifecycle';
 import { keyFor, scopeFor, type ResourceScope, type RestServices } from './registry/store/scope';
-import { createDecoded } from './endpoints/create';
-import type { RequestContext } from './server/context';
-import { parseRequestInfo } from './server/requestInfo';
-import { TraceRecorder } from './server/traceRecorder';
+import { createInStore, SYSTEM_APISERVER, type WriteRequest } from './registry/store/create';
 import { x509Authenticator } from './authn/authenticator';
 import { alwaysAllow, authorize, type Authorizer } from './authz/authorizer';
 import type { ServerEnv } from './serverEnv';
@@ -225,9 +222,8 @@ async function createBootstrapObjects(objs: KObject[], defs: ResourceDef[], scop
     } catch (err) {
       if (!(err instanceof StorageError && err.code === 'KeyNotFound')) throw err;
     }
-    const ctx = internalContext(def.resource, ns);
     try {
-      await createDecoded(ctx, scope, structuredClone(obj), false, 'kube-apiserver', 'Update');
+      await createInStore(scope, structuredClone(obj), internalWrite(ns));
       log(`apiserver: created ${def.resource}/${obj.metadata.name}${ns ? ` in ${ns}` : ''}`);
     } catch (err) {
       if ((err as { code?: number }).code !== 409) throw err;
@@ -242,18 +238,10 @@ async function createInternally(obj: KObject, defs: ResourceDef[], scopes: Map<s
   if (!def) throw new Error(`createObject: ${obj.apiVersion} ${obj.kind} is not served`);
   const scope = scopes.get(`${def.group}/${def.version}/${def.resource}`)!;
   const ns = obj.metadata.namespace ?? '';
-  return createDecoded(internalContext(def.resource, ns), scope, structuredClone(obj), false, 'kube-apiserver', 'Update');
+  return createInStore(scope, structuredClone(obj), internalWrite(ns));
 }
 
-/** A request context for the server's own writes (no HTTP request behind it). */
-function internalContext(resource: string, namespace: string): RequestContext {
-  const info = parseRequestInfo('POST', `/api/v1/namespaces/${namespace || '_'}/${resource}`);
-  info.namespace = namespace;
-  return {
-    info,
-    user: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] },
-    trace: new TraceRecorder('POST', info.path),
-    warnings: [],
-    auditAnnotations: {},
-  } as unknown as RequestContext;
+/** The server's own write: as system:apiserver, field manager kube-apiserver, no request behind it. */
+function internalWrite(namespace: string): WriteRequest {
+  return { user: SYSTEM_APISERVER, namespace, dryRun: false, fieldManager: 'kube-apiserver', operation: 'Update' };
 }

@@ -19,14 +19,14 @@ import { jsonPatchDiff, type PatchOperation } from './trace/jsonPatchDiff';
 import { applyJsonPatchOpsInPlace, type JsonPatchOp } from '../patch/jsonPatch';
 import { jsonCopy, sameJson, type JsonValue } from '../patch/jsonValue';
 import type { StageVerdict } from '../../kube/requestTrace';
-import type { TraceRecorder } from '../server/traceRecorder';
+import type { StageRecorder } from '../server/traceRecorder';
 import type { AdmissionAttributes, AdmissionPlugin, AdmitResult } from './interfaces';
 
 // A plugin's answer is awaited only when it is a promise: `await` on a plain
 // value still yields to the microtask queue, which under load holds other
 // requests' completions, so a synchronous plugin would wait behind them.
 
-export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: TraceRecorder): Promise<void> {
+export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: StageRecorder): Promise<void> {
   // A copy of the object before the plugin runs; after it, the same JSON
   // (sameJson walks both, allocating nothing) means no change, and the copy
   // is the next plugin's "before". Only a plugin that changed something pays
@@ -75,7 +75,7 @@ export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAt
   }
 }
 
-export async function runValidating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: TraceRecorder): Promise<void> {
+export async function runValidating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: StageRecorder): Promise<void> {
   for (const p of plugins) {
     if (!p.validate) continue;
     const stage = `admission:validating:${p.name}`;
@@ -96,7 +96,7 @@ export async function runValidating(plugins: AdmissionPlugin[], attrs: Admission
 }
 
 /** A 4xx StatusError is the plugin's verdict (deny, with kube's message); anything else is the plugin failing. */
-function recordFailure(trace: TraceRecorder, stage: string, err: unknown, t0: number): void {
+function recordFailure(trace: StageRecorder, stage: string, err: unknown, t0: number): void {
   const verdict: StageVerdict = err instanceof StatusError && err.code < 500 ? 'deny' : 'error';
   trace.add({ stage, verdict, reason: err instanceof Error ? err.message : String(err), latencyMs: performance.now() - t0 });
 }
