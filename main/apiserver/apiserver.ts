@@ -9,28 +9,26 @@
 // the bootstrap objects exist; /livez and /healthz check etcd.
 
 import type { KObject } from '../kube/object';
-import type { ResourceDef } from './registry/resourceDef';
+import type { ResourceDef } from './registry/rest/resourceDef';
 import { createServiceAllocators } from './registry/allocator/serviceAllocators';
 import { codecFor } from '../kube/codec';
-import type { ChannelTransport } from '../client/etcd/etcdChannel';
-import { EtcdClient, type TlsFiles } from '../client/etcd/etcdClient';
+import { EtcdClient } from '../client/etcd/etcdClient';
 import { EtcdStore } from './storage/etcdStore';
 import { StorageError, type Storage } from './storage/interface';
 import { WatchCache } from './storage/watchCache';
-import { createDiscoveryHandler, type OpenApiSource } from './discovery/discoveryHandler';
+import { createDiscoveryHandler } from './discovery/discoveryHandler';
 import { timedCheck, type HealthCheck } from './discovery/health';
-import { namespaceLifecycle } from './endpoints/namespaceLifecycle';
-import { keyFor, scopeFor, type ResourceScope, type RestServices } from './endpoints/scope';
-import { createDecoded } from './endpoints/create';
-import type { RequestContext } from './server/context';
-import { parseRequestInfo } from './server/requestInfo';
-import { TraceRecorder } from './server/traceRecorder';
-import { x509Authenticator } from './server/authenticator';
-import { alwaysAllow, authorize, type Authorizer } from './server/authorizer';
-import type { PostStartHook, ServerEnv, ServerPlugins } from './server/serverEnv';
+import { namespaceLifecycle } from './admission/namespaceLifecycle';
+import { keyFor, scopeFor, type ResourceScope, type RestServices } from './registry/store/scope';
+import { createInStore, SYSTEM_APISERVER, type WriteRequest } from './registry/store/create';
+import { x509Authenticator } from './authn/authenticator';
+import { alwaysAllow, authorize, type Authorizer } from './authz/authorizer';
+import type { ServerEnv } from './serverEnv';
+import type { PostStartHook } from './serverPlugins';
+import type { ApiServerConfig } from './config';
 import { compose } from './server/handlerChain';
 import { serveSecurely, type SecureServer } from './server/httpsServer';
-import { createRouter } from './server/router';
+import { createRouter } from './endpoints/router';
 import { DEFAULT_TRACE_BUFFER_SIZE, RequestTraceLog } from './server/traceLog';
 import { withAuditHook, withFailedAuthenticationAudit } from './server/filters/withAuditHook';
 import { withAuthentication } from './server/filters/withAuthentication';
@@ -40,36 +38,7 @@ import { withRequestInfo } from './server/filters/withRequestInfo';
 import { withMaxInFlightLimit } from './server/filters/withMaxInFlightLimit';
 import { withRequestTimeout } from './server/filters/withRequestTimeout';
 import { RequestDeadlines } from './server/requestDeadlines';
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from './options/serverRun';
-
-export interface ApiServerConfig {
-  etcdServers: string[];
-  etcdTls?: TlsFiles;
-  /** --etcd-client-transport (options/etcdClient.ts); builtin when unset. */
-  etcdClientTransport?: ChannelTransport;
-  etcdPrefix: string;
-  storageMediaType: string;
-  bindAddress: string;
-  securePort: number;
-  tlsCertFile: string;
-  tlsPrivateKeyFile: string;
-  clientCaFile?: string;
-  serviceClusterIpRange: string;
-  serviceNodePortRange: string;
-  /** resource(.group) → capacity of its watch cache's event window (--watch-cache-sizes). */
-  watchCacheSizes: Map<string, number>;
-  defaultWatchCacheSize: number;
-  traceBufferSize?: number;
-  resources: ResourceDef[];
-  /** Objects made at start when missing (namespaces, the kubernetes Service); given the allocators' first IP. */
-  bootstrapObjects?: (serviceCIDR: string) => KObject[];
-  openapi?: (resources: ResourceDef[]) => OpenApiSource;
-  /** --request-timeout, --max-requests-inflight, --max-mutating-requests-inflight (kube's defaults when absent). */
-  limits?: RequestLimits;
-  /** Authentication beyond x509, authorization, admission, audit, computed resources, encryption ([A2]). */
-  plugins?: ServerPlugins;
-  log?: (line: string) => void;
-}
+import { DEFAULT_REQUEST_LIMITS } from './server/requestLimits';
 
 export interface RunningApiServer {
   port: number;
@@ -253,9 +222,8 @@ async function createBootstrapObjects(objs: KObject[], defs: ResourceDef[], scop
     } catch (err) {
       if (!(err instanceof StorageError && err.code === 'KeyNotFound')) throw err;
     }
-    const ctx = internalContext(def.resource, ns);
     try {
-      await createDecoded(ctx, scope, structuredClone(obj), false, 'kube-apiserver', 'Update');
+      await createInStore(scope, structuredClone(obj), internalWrite(ns));
       log(`apiserver: created ${def.resource}/${obj.metadata.name}${ns ? ` in ${ns}` : ''}`);
     } catch (err) {
       if ((err as { code?: number }).code !== 409) throw err;
@@ -270,18 +238,10 @@ async function createInternally(obj: KObject, defs: ResourceDef[], scopes: Map<s
   if (!def) throw new Error(`createObject: ${obj.apiVersion} ${obj.kind} is not served`);
   const scope = scopes.get(`${def.group}/${def.version}/${def.resource}`)!;
   const ns = obj.metadata.namespace ?? '';
-  return createDecoded(internalContext(def.resource, ns), scope, structuredClone(obj), false, 'kube-apiserver', 'Update');
+  return createInStore(scope, structuredClone(obj), internalWrite(ns));
 }
 
-/** A request context for the server's own writes (no HTTP request behind it). */
-function internalContext(resource: string, namespace: string): RequestContext {
-  const info = parseRequestInfo('POST', `/api/v1/namespaces/${namespace || '_'}/${resource}`);
-  info.namespace = namespace;
-  return {
-    info,
-    user: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] },
-    trace: new TraceRecorder('POST', info.path),
-    warnings: [],
-    auditAnnotations: {},
-  } as unknown as RequestContext;
+/** The server's own write: as system:apiserver, field manager kube-apiserver, no request behind it. */
+function internalWrite(namespace: string): WriteRequest {
+  return { user: SYSTEM_APISERVER, namespace, dryRun: false, fieldManager: 'kube-apiserver', operation: 'Update' };
 }

@@ -28,7 +28,7 @@ import { DEFAULT_RESTART } from '../controlplane/restartPolicy';
 import type { LifecycleEvent } from '../controlplane/supervisedProcess';
 import { Supervisor } from '../controlplane/supervisor';
 import { CONTROLLER_NODES } from '../controlplane/programs';
-import { intOption } from './intOption';
+import { intOption } from '../common/intOption';
 import { RENEW_WITHIN_DAYS } from '../common/pki/renewal';
 
 export interface UpOptions {

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { intOption } from './intOption';
+import { intOption } from '../common/intOption';
 import type { BridgeHandlers, EventSink } from '../../preload/contract';
 import { createConsoleServices } from '../console/consoleServices';
 import { hostPlaneSignals, type RestartablePlane } from '../controlplane/pidFile';

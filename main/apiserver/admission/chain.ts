@@ -14,9 +14,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { AdmissionPlugin } from '../endpoints/admission';
-import type { ServerEnv } from '../server/serverEnv';
-import { ADMISSION_PLUGIN_FACTORIES, DEFAULT_ADMISSION_PLUGIN_FLAGS, type AdmissionPluginFactory, type AdmissionPluginFlags, type AdmissionPluginName } from './plugins';
+import type { AdmissionPlugin } from './interfaces';
+import type { ServerEnv } from '../serverEnv';
+import { ADMISSION_PLUGIN_FACTORIES, type AdmissionPluginName } from './plugins';
+import { DEFAULT_ADMISSION_PLUGIN_FLAGS, type AdmissionPluginFactory, type AdmissionPluginFlags } from './interfaces';
 
 const ADMISSION_CONFIG_VERSIONS = ['apiserver.config.k8s.io/v1', 'apiserver.config.k8s.io/v1alpha1', 'apiserver.k8s.io/v1alpha1'];
 

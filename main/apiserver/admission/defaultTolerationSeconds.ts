@@ -6,9 +6,9 @@
 // pod on a node that stops reporting is evicted after five minutes, not at
 // once. A toleration with an empty key (or empty effect) counts as tolerating.
 
-import type { AdmissionPlugin } from '../endpoints/admission';
-import type { ServerEnv } from '../server/serverEnv';
-import type { AdmissionPluginContext } from './plugins';
+import type { AdmissionPlugin } from './interfaces';
+import type { ServerEnv } from '../serverEnv';
+import type { AdmissionPluginContext } from './interfaces';
 
 export const TAINT_NODE_NOT_READY = 'node.kubernetes.io/not-ready';
 export const TAINT_NODE_UNREACHABLE = 'node.kubernetes.io/unreachable';

@@ -16,8 +16,8 @@
 // without those still behaves as kube's would.
 
 import type { KObject } from '../../kube/object';
-import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
-import type { ServerEnv } from '../server/serverEnv';
+import type { AdmissionAttributes, AdmissionPlugin } from './interfaces';
+import type { ServerEnv } from '../serverEnv';
 import { admissionForbidden } from './errors/forbidden';
 import { podLimits, podRequests, type ContainerSpec, type PodSpecResources } from '../../kube/quota/podResources';
 import { formatQuantity, milliValue, parseList, value, type Quantity } from '../../kube/quota/quantity';

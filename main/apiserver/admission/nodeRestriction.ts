@@ -18,10 +18,10 @@
 
 import type { KObject } from '../../kube/object';
 import { notFound } from '../api/status';
-import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../authz/nodeAuthorizer';
-import { podReferences } from '../authz/nodeGraph';
-import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
-import type { ServerEnv } from '../server/serverEnv';
+import { NODE_LEASE_NAMESPACE, nodeIdentity } from '../nodeauthz/nodeAuthorizer';
+import { podReferences } from '../nodeauthz/nodeGraph';
+import type { AdmissionAttributes, AdmissionPlugin } from './interfaces';
+import type { ServerEnv } from '../serverEnv';
 import { StorageError } from '../storage/interface';
 import { admissionForbidden } from './errors/forbidden';
 import { MIRROR_POD_ANNOTATION } from './serviceAccount';

@@ -13,9 +13,8 @@
 // not from this map. An enabled plugin with no factory here is skipped with a
 // log line (chain.ts), never an error.
 
-import type { AdmissionPlugin } from '../endpoints/admission';
-import { namespaceLifecycle } from '../endpoints/namespaceLifecycle';
-import type { ServerEnv } from '../server/serverEnv';
+import type { AdmissionPluginFactory } from './interfaces';
+import { namespaceLifecycle } from './namespaceLifecycle';
 import { admissionForbidden } from './errors/forbidden';
 import { defaultTolerationSecondsPlugin } from './defaultTolerationSeconds';
 import { limitRangerPlugin } from './limitRanger';
@@ -91,25 +90,6 @@ export const DEFAULT_ON_ADMISSION_PLUGINS: ReadonlySet<AdmissionPluginName> = ne
   'PodSecurity',
   'ValidatingAdmissionPolicy',
 ]);
-
-/** Legacy per-plugin flags (kube registers DefaultTolerationSeconds' two flags on the server's flag set). */
-export interface AdmissionPluginFlags {
-  defaultNotReadyTolerationSeconds: number;
-  defaultUnreachableTolerationSeconds: number;
-}
-
-export const DEFAULT_ADMISSION_PLUGIN_FLAGS: AdmissionPluginFlags = {
-  defaultNotReadyTolerationSeconds: 300,
-  defaultUnreachableTolerationSeconds: 300,
-};
-
-export interface AdmissionPluginContext {
-  /** This plugin's configuration from --admission-control-config-file; undefined when none. */
-  config: unknown;
-  flags: AdmissionPluginFlags;
-}
-
-export type AdmissionPluginFactory = (env: ServerEnv, ctx: AdmissionPluginContext) => AdmissionPlugin;
 
 /** The plugins this server implements. One line per plugin; see the note at the top. */
 export const ADMISSION_PLUGIN_FACTORIES: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = {

@@ -14,11 +14,11 @@
 // A dry run is checked but charges nothing.
 
 import type { KObject } from '../../kube/object';
-import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
-import type { ServerEnv } from '../server/serverEnv';
+import type { AdmissionAttributes, AdmissionPlugin } from './interfaces';
+import type { ServerEnv } from '../serverEnv';
 import { StorageError } from '../storage/interface';
 import { admissionForbidden } from './errors/forbidden';
-import type { AdmissionPluginContext } from './plugins';
+import type { AdmissionPluginContext } from './interfaces';
 import { evaluatorFor, quotaMatches, type QuotaEvaluator, type ResourceQuotaObject } from '../../kube/quota/evaluators';
 import { addLists, formatList, listsEqual, maskList, parseList, prettyPrint, compare, type Quantity } from '../../kube/quota/quantity';
 

@@ -18,8 +18,8 @@
 
 import type { KObject } from '../../kube/object';
 import { notFound } from '../api/status';
-import type { AdmissionAttributes, AdmissionPlugin } from '../endpoints/admission';
-import type { ServerEnv } from '../server/serverEnv';
+import type { AdmissionAttributes, AdmissionPlugin } from './interfaces';
+import type { ServerEnv } from '../serverEnv';
 import { StorageError } from '../storage/interface';
 import { admissionForbidden } from './errors/forbidden';
 

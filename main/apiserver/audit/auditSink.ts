@@ -16,7 +16,8 @@
 import { parse as parseYaml } from 'yaml';
 import type { Status } from '../api/status';
 import type { KObject } from '../../kube/object';
-import type { ResourceDef, UserInfo } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
+import type { UserInfo } from '../authn/user';
 import { messageForGvk, normalize } from '../../kube/schema/index';
 import type { RequestContext } from '../server/context';
 import type { AuditRecorder, AuditSink, CapturedResponse } from '../server/filters/withAuditHook';

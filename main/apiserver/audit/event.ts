@@ -15,7 +15,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Status } from '../api/status';
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from '../authn/user';
 import type { RequestInfo } from '../server/requestInfo';
 import type { Level, Stage } from './policy';
 import { jsonCopy } from '../patch/jsonValue';

@@ -8,7 +8,7 @@
 // anyone who can reach the port do anything; options/authentication.ts
 // applies that rule with kube's warning.
 
-import type { Authenticator } from '../server/authenticator';
+import type { Authenticator } from './authenticator';
 
 export const ANONYMOUS_USER = 'system:anonymous';
 export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';

@@ -14,7 +14,7 @@ import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { KObject } from '../../kube/object';
 import { notFound } from '../api/status';
 import { StorageError } from '../storage/interface';
-import type { ServerEnv } from '../server/serverEnv';
+import type { ServerEnv } from '../serverEnv';
 import { intersect, type TokenAuthenticator, type TokenResult } from './tokenAuthenticator';
 import type { VerifyingKey } from './serviceAccountKeys';
 import {

@@ -5,7 +5,7 @@
 // node). Also the time checks with go-jose's one-minute leeway and kube's
 // error texts, and the user a validated token stands for.
 
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from './user';
 
 export interface ObjectRef {
   name: string;

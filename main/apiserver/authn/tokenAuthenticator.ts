@@ -7,8 +7,8 @@
 // only for the API audiences, as kube's WrapAudienceAgnosticToken.
 
 import type { IncomingMessage } from 'node:http';
-import { AuthenticationError, type Authenticator } from '../server/authenticator';
-import type { UserInfo } from '../registry/resourceDef';
+import { AuthenticationError, type Authenticator } from './authenticator';
+import type { UserInfo } from './user';
 
 export interface TokenResult {
   user: UserInfo;

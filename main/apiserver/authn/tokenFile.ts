@@ -6,7 +6,7 @@
 // with its error texts, since an operator reads them at start-up.
 
 import { readFileSync } from 'node:fs';
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from './user';
 import type { TokenAuthenticator } from './tokenAuthenticator';
 
 export interface TokenFile {

@@ -12,8 +12,8 @@
 // tagged with their kind and the id of the request's context.
 
 import { CelScalar, celMethod, isCelMap, mapType, type CelFunc, type CelMap, type CelValue } from '@bufbuild/cel';
-import type { UserInfo } from '../registry/resourceDef';
-import type { AuthorizationAttributes, Decision } from '../server/authorizer';
+import type { UserInfo } from '../authn/user';
+import type { AuthorizationAttributes, Decision } from '../authz/authorizer';
 import { BOOL, STRING, objectOf, type CelStaticType } from './types';
 import type { Overload } from './check';
 

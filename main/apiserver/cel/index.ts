@@ -19,7 +19,6 @@ export {
   type CompileOptions,
   type CompileResult,
 } from './compile';
-export { admissionRequest, namespaceObject } from './admissionInputs';
 export { AUTHZ_ROUNDS, authorizerValue, newAuthzContext, resolvePendingChecks, type AuthzContext, type RequestResource } from './authz';
 export { celTypeName, fromCel, toCel } from './values';
 export { typeString, type CelStaticType } from './types';

@@ -6,7 +6,7 @@
 // is 304 (k8s.io/apiserver pkg/endpoints/discovery/aggregated).
 
 import { createHash } from 'node:crypto';
-import type { ResourceDef } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
 import { parseMediaRanges } from '../server/mediaType';
 import { groupVersionsOf, resourcesIn } from './apiGroups';
 

@@ -2,7 +2,7 @@
 // exist, their versions, the preferred one, in the order kube lists them
 // (core first, then by the aggregator's group priority; unknown groups by name).
 
-import type { ResourceDef } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
 
 export interface GroupVersions {
   group: string;

@@ -5,7 +5,7 @@
 // gnostic protobuf by Accept). Returns false for paths it does not own.
 
 import { createHash } from 'node:crypto';
-import type { ResourceDef } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
 import { parseMediaRanges } from '../server/mediaType';
 import type { OpenApiV2 } from './openapi';
 import { failure } from '../api/status';

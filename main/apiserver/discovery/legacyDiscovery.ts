@@ -4,7 +4,7 @@
 // entries of their own ("deployments/scale"); the scale entry names
 // autoscaling/v1 Scale, which `kubectl scale` reads.
 
-import type { ResourceDef } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
 import { groupVersionsOf, resourcesIn } from './apiGroups';
 import { storageVersionHash } from './storageVersionHash';
 

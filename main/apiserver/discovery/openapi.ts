@@ -13,7 +13,7 @@
 // itself (fieldValidation), so `kubectl apply` works without --validate=false.
 
 import { createHash } from 'node:crypto';
-import type { ResourceDef } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
 import { Components, type JsonObject } from './openapi/components';
 import { encodeGnosticDocument } from './openapi/gnostic';
 import { addResourcePaths } from './openapi/paths';

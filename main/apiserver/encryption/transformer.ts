@@ -7,8 +7,8 @@
 // later dropped from the file fails loudly instead of decoding garbage.
 // A resource named in several entries gets all their providers, in order.
 
-import type { ResourceDef } from '../registry/resourceDef';
-import type { ValueTransformer } from '../server/serverEnv';
+import type { ResourceDef } from '../registry/rest/resourceDef';
+import type { ValueTransformer } from '../storage/valueTransformer';
 import { parseGroupResource, type EncryptionConfig, type ProviderConfig } from './config';
 import {
   AESCBC_PREFIX,

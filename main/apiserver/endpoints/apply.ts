@@ -10,9 +10,9 @@ import { messageForKind } from '../patch/patchMeta';
 import { apply, parseApplyBody } from '../patch/serverSideApply';
 import type { RequestContext } from '../server/context';
 import { applyFieldValidation } from './decodeObject';
-import { ignoredPathsFor } from './managedFields';
-import { checkNameMatchesUrl } from './objectMeta';
-import type { ResourceScope } from './scope';
+import { ignoredPathsFor } from '../registry/store/managedFields';
+import { checkNameMatchesUrl } from '../registry/store/objectMeta';
+import type { ResourceScope } from '../registry/store/scope';
 import { updateObject } from './updateLifecycle';
 import type { FieldValidation } from './writeOptions';
 

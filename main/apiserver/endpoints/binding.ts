@@ -5,10 +5,10 @@
 import { failure, successStatus } from '../api/status';
 import type { RequestContext } from '../server/context';
 import { decodeObject } from './decodeObject';
-import { deepCopy } from './objectMeta';
+import { deepCopy } from '../registry/store/objectMeta';
 import { writeOutput } from './read';
-import { keyFor, type ResourceScope } from './scope';
-import { storageCall } from './storageErrors';
+import { keyFor, type ResourceScope } from '../registry/store/scope';
+import { storageCall } from '../registry/store/storageErrors';
 import { parseWriteOptions } from './writeOptions';
 import { negotiateOutput } from './outputFormat';
 

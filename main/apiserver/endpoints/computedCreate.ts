@@ -6,13 +6,13 @@
 
 import type { KObject } from '../../kube/object';
 import { failure } from '../api/status';
-import type { ComputedRequest } from '../registry/resourceDef';
+import type { ComputedRequest } from '../registry/rest/resourceDef';
 import type { RequestContext } from '../server/context';
 import { decodeObject } from './decodeObject';
 import { negotiateOutput } from './outputFormat';
 import { writeOutput } from './read';
-import { keyFor, type ResourceScope } from './scope';
-import { storageCall } from './storageErrors';
+import { keyFor, type ResourceScope } from '../registry/store/scope';
+import { storageCall } from '../registry/store/storageErrors';
 import { parseWriteOptions } from './writeOptions';
 
 function computedRequest(ctx: RequestContext, dryRun: boolean): ComputedRequest {

@@ -10,8 +10,8 @@ import { checkFields } from './fieldValidation';
 import type { RequestContext } from '../server/context';
 import { PROTOBUF_MEDIA_TYPE } from '../../kube/codec';
 import { bodyFormat, BodyParseError, parseBody, readBody, undecodable } from './requestBody';
-import { checkBodyType } from './objectMeta';
-import type { ResourceScope } from './scope';
+import { checkBodyType } from '../registry/store/objectMeta';
+import type { ResourceScope } from '../registry/store/scope';
 import type { FieldValidation } from './writeOptions';
 
 export interface ExpectedType {

@@ -14,15 +14,16 @@ import type { KObject } from '../../kube/object';
 import { badRequest, conflict, invalid, successStatus } from '../api/status';
 import type { RequestContext } from '../server/context';
 import { StorageError } from '../storage/interface';
-import { runMutating, runValidating } from './admission';
+import { runMutating, runValidating } from '../admission/run';
 import { listObjectsForDelete } from './deleteCollection';
 import { isNamespaceResource, markNamespaceTerminating } from './namespaceLifecycle';
-import { deepCopy, rfc3339 } from './objectMeta';
+import { deepCopy, rfc3339 } from '../registry/store/objectMeta';
 import { negotiateOutput } from './outputFormat';
-import { readable, writeOutput } from './read';
+import { writeOutput } from './read';
+import { readable } from '../registry/store/readable';
 import { bodyFormat, parseBody, readBody } from './requestBody';
-import { keyFor, strategyContext, type ResourceScope } from './scope';
-import { interpretStorageError, storageCall } from './storageErrors';
+import { keyFor, strategyContext, type ResourceScope } from '../registry/store/scope';
+import { interpretStorageError, storageCall } from '../registry/store/storageErrors';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;

@@ -5,8 +5,8 @@ import type { KObject } from '../../kube/object';
 import type { RequestContext } from '../server/context';
 import { parseListOptions } from './listOptions';
 import { storageListOptions } from './read';
-import { listPrefix, type ResourceScope } from './scope';
-import { storageCall } from './storageErrors';
+import { listPrefix, type ResourceScope } from '../registry/store/scope';
+import { storageCall } from '../registry/store/storageErrors';
 
 export async function listObjectsForDelete(ctx: RequestContext, scope: ResourceScope): Promise<KObject[]> {
   const opts = parseListOptions(scope.def, ctx.url.searchParams);

@@ -6,7 +6,7 @@ import { compileFieldSelector } from '../api/fieldSelector';
 import { parseLabelSelector, SelectorParseError } from '../api/labelSelector';
 import type { KObject } from '../../kube/object';
 import { badRequest, invalid } from '../api/status';
-import type { ResourceDef } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
 import { supportedFieldLabels } from '../registry/index';
 import type { ListOptions, Predicate } from '../storage/interface';
 import { truthy } from '../server/requestInfo';

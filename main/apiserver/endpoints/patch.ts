@@ -22,7 +22,7 @@ import { negotiateOutput } from './outputFormat';
 import { writeOutput } from './read';
 import { readBody } from './requestBody';
 import { SCALE_KIND } from './scale';
-import type { ResourceScope } from './scope';
+import type { ResourceScope } from '../registry/store/scope';
 import { updateObject } from './updateLifecycle';
 import { parseWriteOptions, type FieldValidation } from './writeOptions';
 

@@ -6,11 +6,12 @@
 import type { KObject } from '../../kube/object';
 import type { RequestContext } from '../server/context';
 import { encodeBody, writeParts, writeRaw } from '../server/responseWriter';
-import { keyFor, listPrefix, type ResourceScope } from './scope';
+import { keyFor, listPrefix, type ResourceScope } from '../registry/store/scope';
 import { parseListOptions, type ParsedListOptions } from './listOptions';
-import { stripTypeMeta, setTypeMeta } from './objectMeta';
+import { stripTypeMeta } from '../registry/store/objectMeta';
+import { readable } from '../registry/store/readable';
 import { negotiateOutput, outputContentType, type OutputKind } from './outputFormat';
-import { storageCall } from './storageErrors';
+import { storageCall } from '../registry/store/storageErrors';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table';
 import { serveWatch } from './watch';
 import { jsonCopy } from '../patch/jsonValue';
@@ -139,13 +140,6 @@ export function storageListOptions(scope: ResourceScope, namespace: string, opts
     predicate: opts.predicate,
     exactKey,
   };
-}
-
-/** An object as clients see it: type meta set, scheme defaults applied. */
-export function readable(scope: ResourceScope, obj: KObject): KObject {
-  const o = setTypeMeta(scope, obj);
-  scope.def.strategy.defaults(o);
-  return o;
 }
 
 interface ListMetaOut {

@@ -6,7 +6,7 @@
 
 import { badRequest, failure } from '../api/status';
 import { validatePathSegmentName } from '../api/validation/names';
-import type { ResourceDef } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
 import type { RequestContext } from '../server/context';
 import { createBinding } from './binding';
 import { createObject } from './create';
@@ -15,7 +15,7 @@ import { deleteCollection, deleteObject } from './delete';
 import { patchObject } from './patch';
 import { getObject, listObjects } from './read';
 import { getScale } from './scale';
-import type { ResourceScope } from './scope';
+import type { ResourceScope } from '../registry/store/scope';
 import { replaceObject } from './update';
 
 export const NOT_FOUND_MESSAGE = 'the server could not find the requested resource';

@@ -4,9 +4,10 @@
 
 import type { RequestContext } from '../server/context';
 import { negotiateOutput } from './outputFormat';
-import { readable, writeOutput } from './read';
-import { keyFor, type ResourceScope } from './scope';
-import { storageCall } from './storageErrors';
+import { writeOutput } from './read';
+import { readable } from '../registry/store/readable';
+import { keyFor, type ResourceScope } from '../registry/store/scope';
+import { storageCall } from '../registry/store/storageErrors';
 
 export const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 

@@ -8,7 +8,7 @@
 
 import { badRequest } from '../api/status';
 import type { KObject, ListMeta } from '../../kube/object';
-import type { ResourceDef } from '../registry/resourceDef';
+import type { ResourceDef } from '../registry/rest/resourceDef';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

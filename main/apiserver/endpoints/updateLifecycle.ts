@@ -12,17 +12,18 @@
 
 import type { KObject } from '../../kube/object';
 import { conflict, invalid, notFound } from '../api/status';
-import type { FinishFunc, Strategy } from '../registry/resourceDef';
+import type { FinishFunc, Strategy } from '../registry/rest/resourceDef';
 import { StorageError } from '../storage/interface';
 import type { RequestContext } from '../server/context';
-import { runMutating, runValidating, type AdmissionAttributes } from './admission';
+import { runMutating, runValidating } from '../admission/run';
+import type { AdmissionAttributes } from '../admission/interfaces';
 import { createDecoded } from './create';
-import { recordManagedFields } from './managedFields';
-import { deepCopy, reconcileNamespace, resourceVersionRequired, setTypeMeta } from './objectMeta';
-import { readable } from './read';
-import { keyFor, strategyContext, type ResourceScope } from './scope';
+import { recordManagedFields } from '../registry/store/managedFields';
+import { deepCopy, reconcileNamespace, resourceVersionRequired, setTypeMeta } from '../registry/store/objectMeta';
+import { readable } from '../registry/store/readable';
+import { keyFor, strategyContext, type ResourceScope } from '../registry/store/scope';
 import { specFinalizers } from './namespaceLifecycle';
-import { interpretStorageError } from './storageErrors';
+import { interpretStorageError } from '../registry/store/storageErrors';
 
 export interface UpdateRequest {
   name: string;

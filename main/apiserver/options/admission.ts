@@ -6,7 +6,8 @@
 
 import type { Command } from 'commander';
 import { buildAdmissionChain, readAdmissionConfiguration, type AdmissionPluginConfigs } from '../admission/chain';
-import { enabledAdmissionPlugins, validateAdmissionPluginFlags, type AdmissionPluginFlags } from '../admission/plugins';
+import { enabledAdmissionPlugins, validateAdmissionPluginFlags } from '../admission/plugins';
+import type { AdmissionPluginFlags } from '../admission/interfaces';
 import type { ApiServerOptionGroup } from './optionGroup';
 
 function list(v: unknown): string[] {

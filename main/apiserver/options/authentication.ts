@@ -12,9 +12,10 @@
 // optional: without them the server simply has no service-account tokens.
 
 import { InvalidArgumentError } from 'commander';
-import { applyAuthentication } from '../authn/plugins';
+import { applyAuthentication } from './authenticationPlugins';
 import { ANONYMOUS_WITH_ALWAYS_ALLOW_WARNING } from '../authn/anonymous';
 import type { ApiServerOptionGroup } from './optionGroup';
+import { goDurationMs } from './goDurationFlag';
 
 /** strconv.ParseBool, with pflag's message. */
 function goBool(flag: string) {
@@ -28,22 +29,6 @@ function goBool(flag: string) {
 const repeat = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
 /** pflag StringSlice: comma-separated and repeatable. */
 const commaList = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
-
-const UNIT_SECONDS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
-
-/** time.ParseDuration (units ns..h), in seconds. */
-export function goDurationSeconds(v: string): number {
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let pos = 0;
-  if (v === '0') return 0;
-  for (let m = re.exec(v); m; m = re.exec(v)) {
-    total += Number(m[1]) * UNIT_SECONDS[m[2]!]!;
-    pos = re.lastIndex;
-  }
-  if (pos !== v.length || v === '') throw new Error(`time: invalid duration ${JSON.stringify(v)}`);
-  return total;
-}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -94,7 +79,7 @@ export const authenticationOptions: ApiServerOptionGroup = {
     const maxText = str(flags.serviceAccountMaxTokenExpiration);
     if (maxText) {
       try {
-        maxSeconds = goDurationSeconds(maxText);
+        maxSeconds = goDurationMs(maxText) / 1000;
       } catch (err) {
         errs.push(`--service-account-max-token-expiration: ${(err as Error).message}`);
       }

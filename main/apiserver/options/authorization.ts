@@ -3,7 +3,7 @@
 // escalation checks on roles and bindings and the rbac/bootstrap-roles hook.
 
 import type { ApiServerOptionGroup } from './optionGroup';
-import { applyAuthorizationModes } from '../rbac/authorizationOptions';
+import { applyAuthorizationModes } from './authorizationModes';
 
 export const authorizationOptions: ApiServerOptionGroup = {
   name: 'authorization',

@@ -5,7 +5,7 @@
 // feature's flags, defaults and wiring live next to the feature.
 
 import type { Command } from 'commander';
-import type { ApiServerConfig } from '../apiserver';
+import type { ApiServerConfig } from '../config';
 
 export interface ApiServerOptionGroup {
   name: string;

@@ -3,32 +3,19 @@
 //   --request-timeout                  how long a non-long-running request may take (default 1m0s)
 //   --max-requests-inflight            non-mutating requests served at once (default 400; 0 = no limit)
 //   --max-mutating-requests-inflight   mutating requests served at once (default 200; 0 = no limit)
-// Checked as ServerRunOptions.Validate does, with its messages.
+// Checked as ServerRunOptions.Validate does, with its messages. Also ours:
+//   --trace-buffer-size                request traces kept for /debug/pilothouse/traces (default 1000)
 
 import { InvalidArgumentError } from 'commander';
+import { intOption } from '../../common/intOption';
 import type { ApiServerOptionGroup } from './optionGroup';
-import { goDurationSeconds } from './authentication';
-
-export interface RequestLimits {
-  requestTimeoutMs: number;
-  maxRequestsInflight: number;
-  maxMutatingRequestsInflight: number;
-}
-
-export const DEFAULT_REQUEST_LIMITS: RequestLimits = { requestTimeoutMs: 60_000, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 };
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../server/requestLimits';
+import { DEFAULT_TRACE_BUFFER_SIZE } from '../server/traceLog';
+import { goDurationMsOption } from './goDurationFlag';
 
 function goInt(v: string): number {
   if (!/^[+-]?\d+$/.test(v)) throw new InvalidArgumentError(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   return Number(v);
-}
-
-function goDurationMs(v: string): number {
-  const neg = v.startsWith('-');
-  try {
-    return (neg ? -1 : 1) * Math.round(goDurationSeconds(neg || v.startsWith('+') ? v.slice(1) : v) * 1000);
-  } catch (err) {
-    throw new InvalidArgumentError((err as Error).message);
-  }
 }
 
 export const serverRunOptions: ApiServerOptionGroup = {
@@ -38,7 +25,7 @@ export const serverRunOptions: ApiServerOptionGroup = {
       .option(
         '--request-timeout <duration>',
         'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests; a request\'s ?timeout= may only shorten it. Watches and logs are not bounded by it.',
-        (v: string): number | string => goDurationMs(v),
+        (v: string): number | string => goDurationMsOption(v),
         '1m0s',
       )
       .option(
@@ -52,12 +39,13 @@ export const serverRunOptions: ApiServerOptionGroup = {
         'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
         goInt,
         DEFAULT_REQUEST_LIMITS.maxMutatingRequestsInflight,
-      );
+      )
+      .option('--trace-buffer-size <n>', 'request traces kept for /debug/pilothouse/traces', intOption('--trace-buffer-size', 1, 1_000_000), DEFAULT_TRACE_BUFFER_SIZE);
   },
   apply(flags, cfg) {
     const limits: RequestLimits = {
       // The default arrives as commander's unparsed default text ('1m0s').
-      requestTimeoutMs: typeof flags.requestTimeout === 'string' ? goDurationMs(flags.requestTimeout) : Number(flags.requestTimeout ?? DEFAULT_REQUEST_LIMITS.requestTimeoutMs),
+      requestTimeoutMs: typeof flags.requestTimeout === 'string' ? goDurationMsOption(flags.requestTimeout) : Number(flags.requestTimeout ?? DEFAULT_REQUEST_LIMITS.requestTimeoutMs),
       maxRequestsInflight: Number(flags.maxRequestsInflight ?? DEFAULT_REQUEST_LIMITS.maxRequestsInflight),
       maxMutatingRequestsInflight: Number(flags.maxMutatingRequestsInflight ?? DEFAULT_REQUEST_LIMITS.maxMutatingRequestsInflight),
     };
@@ -67,5 +55,6 @@ export const serverRunOptions: ApiServerOptionGroup = {
     if (limits.requestTimeoutMs < 0) errs.push('--request-timeout can not be negative value');
     if (errs.length > 0) throw new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
     cfg.limits = limits;
+    cfg.traceBufferSize = Number(flags.traceBufferSize ?? DEFAULT_TRACE_BUFFER_SIZE);
   },
 };

@@ -8,8 +8,9 @@
 
 import type { KObject } from '../../kube/object';
 import { badRequest, GoLiteral, invalid, type FieldError } from '../api/status';
-import type { ComputedRequest, ResourceDef, UserInfo } from '../registry/resourceDef';
-import type { AuthorizationAttributes, Decision } from '../server/authorizer';
+import type { ComputedRequest, ResourceDef } from '../registry/rest/resourceDef';
+import type { UserInfo } from '../authn/user';
+import type { AuthorizationAttributes, Decision } from '../authz/authorizer';
 import { ageColumn, nameColumn } from '../registry/tables/columns';
 import type { RulesInfo } from './rbacAuthorizer';
 

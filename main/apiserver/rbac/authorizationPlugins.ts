@@ -5,8 +5,9 @@
 // AuthorizationState per server env holds what these share (the RBAC policy
 // mirror, the Node graph), so each is built once.
 
-import type { Authorizer } from '../server/authorizer';
-import type { ServerEnv, ServerPlugins } from '../server/serverEnv';
+import type { Authorizer } from '../authz/authorizer';
+import type { ServerEnv } from '../serverEnv';
+import type { ServerPlugins } from '../serverPlugins';
 import { accessReviewResources } from './accessReviews';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, privilegedGroups, unionRulesFor, type AuthorizationMode } from './modes';
 import { PolicyCache } from './policyCache';

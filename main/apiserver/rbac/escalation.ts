@@ -10,8 +10,9 @@
 import type { KObject } from '../../kube/object';
 import { failure, forbidden, type StatusError } from '../api/status';
 import { deepEqual } from '../api/validation/field';
-import type { FinishFunc, ResourceDef, Strategy, StrategyContext, UserInfo } from '../registry/resourceDef';
-import type { AuthorizationAttributes, Decision } from '../server/authorizer';
+import type { FinishFunc, ResourceDef, Strategy, StrategyContext } from '../registry/rest/resourceDef';
+import type { UserInfo } from '../authn/user';
+import type { AuthorizationAttributes, Decision } from '../authz/authorizer';
 import { SYSTEM_PRIVILEGED_GROUP } from './modes';
 import { compactRules, compactString, covers, goQuotedList, normalizeRule, type PolicyRule } from './policyRule';
 import { RBAC_GROUP, RoleNotFoundError, roleReferenceRules, rulesFor, type PolicyLister, type RoleRef } from './ruleResolver';

@@ -3,8 +3,8 @@
 // (the admin kubeconfig and the server's own loopback identity). Also the
 // union rule resolver behind SelfSubjectRulesReview.
 
-import type { UserInfo } from '../registry/resourceDef';
-import type { Authorizer } from '../server/authorizer';
+import type { UserInfo } from '../authn/user';
+import type { Authorizer } from '../authz/authorizer';
 import { goQuotedList } from './policyRule';
 import type { RuleResolvingAuthorizer, RulesInfo } from './rbacAuthorizer';
 

@@ -4,7 +4,7 @@
 // resolver's PolicyLister.
 
 import type { KObject } from '../../kube/object';
-import type { ServerEnv } from '../server/serverEnv';
+import type { ServerEnv } from '../serverEnv';
 import { normalizeRule } from './policyRule';
 import { RBAC_GROUP, type BindingEntry, type PolicyLister, type RoleEntry, type Subject } from './ruleResolver';
 import { WatchMirror } from './watchMirror';

@@ -5,7 +5,7 @@
 // escalation prevention), and the compact text kube prints for a rule in
 // escalation errors. Pure functions over plain JSON, so they test in isolation.
 
-import type { AuthorizationAttributes } from '../server/authorizer';
+import type { AuthorizationAttributes } from '../authz/authorizer';
 
 export interface PolicyRule {
   verbs: string[];

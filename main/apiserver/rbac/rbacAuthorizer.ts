@@ -5,8 +5,8 @@
 // (`RBAC: clusterrole.rbac.authorization.k8s.io "x" not found`), exactly
 // what kube's 403 then quotes.
 
-import type { UserInfo } from '../registry/resourceDef';
-import type { AuthorizationAttributes, Authorizer, Decision } from '../server/authorizer';
+import type { UserInfo } from '../authn/user';
+import type { AuthorizationAttributes, Authorizer, Decision } from '../authz/authorizer';
 import { ruleAllows } from './policyRule';
 import { aggregateMessage, rulesFor, visitRulesFor, type PolicyLister } from './ruleResolver';
 

@@ -6,7 +6,7 @@
 // so what was found still counts). Sources are described exactly as kube
 // describes them, because the RBAC authorizer's allow reason quotes them.
 
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from '../authn/user';
 import type { PolicyRule } from './policyRule';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';

@@ -16,7 +16,7 @@ import { resourcequotas } from './core/resourceQuotas';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac/resources';
 import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from './admissionregistration/webhookConfigurations';
 import { validatingAdmissionPolicies, validatingAdmissionPolicyBindings } from './admissionregistration/policies';
-import type { ResourceDef } from './resourceDef';
+import type { ResourceDef } from './rest/resourceDef';
 
 const resources: ResourceDef[] = [
   configmaps,

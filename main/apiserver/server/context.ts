@@ -3,7 +3,7 @@
 // request's trace and the warnings to send back as `Warning: 299` headers.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from '../authn/user';
 import type { RequestInfo } from './requestInfo';
 import type { RequestTarget } from './requestTarget';
 import type { TraceRecorder } from './traceRecorder';

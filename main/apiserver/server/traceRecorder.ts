@@ -60,3 +60,13 @@ export class TraceRecorder {
     return true;
   }
 }
+
+/** What a storage lifecycle records of its stages (a request's TraceRecorder, or untraced for the server's own writes). */
+export type StageRecorder = Pick<TraceRecorder, 'stage' | 'add' | 'storage'>;
+
+/** Runs stages without recording them: the server's own writes have no request trace. */
+export const untraced: StageRecorder = {
+  stage: async (_stage, run) => run(),
+  add: () => {},
+  storage: () => {},
+};

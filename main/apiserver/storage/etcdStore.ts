@@ -33,10 +33,11 @@ import {
   tooLargeResourceVersion,
 } from './errors';
 import { LeaseManager } from './leases';
-import type { ValueTransformer } from '../server/serverEnv';
+import type { ValueTransformer } from '../storage/valueTransformer';
 import { StorageError, type Codec, type CreateOptions, type GetOptions, type ListOptions, type ListResult, type Preconditions, type Storage, type UpdateFunc, type WatchOptions, type WatchSink, type Watcher } from './interface';
 import { jsonCopy } from '../patch/jsonValue';
 import { startStoreWatch } from './storeWatch';
+import { UnreadableValueError, type RawWatchHandlers } from './rawWatch';
 import { WriteHandoff } from './writeHandoff';
 import { listFromEtcd } from './etcdList';
 import type { ObjectEvent } from './watchEvents';
@@ -63,29 +64,6 @@ interface WriteBase {
   stale: boolean;
   rev: bigint;
   current: boolean;
-}
-
-export interface RawWatchHandlers {
-  onEvents(events: ObjectEvent[]): void;
-  onProgress(revision: bigint): void;
-  onCompacted(compactRevision: bigint): void;
-  onError(err: Error): void;
-  /** A put whose value cannot be read (already logged); without this handler it is skipped. */
-  onUnreadable?(err: UnreadableValueError): void;
-  /**
-   * The handler holds every key's previous object itself (the watch cache):
-   * events then carry `decodePrev` instead of a decoded prevObj, so an
-   * update costs one decode, not two (kube's watcher decodes prev_kv only
-   * for deletes and filtered watches for the same reason).
-   */
-  holdsPrevious?: boolean;
-}
-
-/** kube's `unable to transform key "<key>": <cause>` (an internal error, 500). */
-export class UnreadableValueError extends Error {
-  constructor(readonly key: string, cause: Error) {
-    super(`unable to transform key ${JSON.stringify(key)}: ${cause.message}`);
-  }
 }
 
 export class EtcdStore implements Storage {

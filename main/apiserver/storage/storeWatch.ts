@@ -12,12 +12,12 @@
 import { expired, internalError } from '../api/status';
 import { WATCHER_BUFFER_SIZE } from './backlogLimit';
 import { CacheWatcher } from './cacheWatcher';
-import type { EtcdStore } from './etcdStore';
+import type { RawWatchSource } from './rawWatch';
 import type { EtcdWatch } from '../../client/etcd/etcdWatch';
 import { WATCH_EXPIRED_MESSAGE, parseResourceVersion } from './errors';
 import type { WatchEvent, WatchOptions, WatchSink, Watcher } from './interface';
 
-export function startStoreWatch(store: EtcdStore, prefix: string, opts: WatchOptions, sink: WatchSink): Watcher {
+export function startStoreWatch(store: RawWatchSource, prefix: string, opts: WatchOptions, sink: WatchSink): Watcher {
   let stopped = false;
   let etcdWatch: EtcdWatch | undefined;
   const w = new CacheWatcher(

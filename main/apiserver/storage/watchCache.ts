@@ -27,7 +27,8 @@ import { expired, internalError, tooLargeResourceVersion as tooLargeStatus } fro
 import { WATCHER_BUFFER_SIZE } from './backlogLimit';
 import { CacheWatcher } from './cacheWatcher';
 import { initializing, keyNotFound, parseResourceVersion, tooLargeResourceVersion } from './errors';
-import { UnreadableValueError, type EtcdStore } from './etcdStore';
+import type { EtcdStore } from './etcdStore';
+import { UnreadableValueError } from './rawWatch';
 import type { EtcdWatch } from '../../client/etcd/etcdWatch';
 import { listFromMemory } from './cacheList';
 import { EventWindow } from './eventWindow';

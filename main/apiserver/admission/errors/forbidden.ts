@@ -5,7 +5,7 @@
 // "Unknown" too.
 
 import { forbidden, type StatusError } from '../../api/status';
-import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { AdmissionAttributes } from '../interfaces';
 
 export function admissionForbidden(a: AdmissionAttributes, why: string): StatusError {
   const meta = a.object?.metadata;

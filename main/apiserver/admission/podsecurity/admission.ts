@@ -12,7 +12,7 @@
 
 import type { KObject } from '../../../kube/object';
 import { fieldErrorBody, forbidden, internalError, invalid, type FieldError, type StatusError } from '../../api/status';
-import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { AdmissionAttributes } from '../interfaces';
 import {
   AUDIT_LEVEL_LABEL,
   AUDIT_VERSION_LABEL,

@@ -10,8 +10,8 @@
 // from etcd before it is reported missing.
 
 import type { KObject } from '../../../kube/object';
-import type { AdmissionPlugin } from '../../endpoints/admission';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { AdmissionPlugin } from '../interfaces';
+import type { ServerEnv } from '../../serverEnv';
 import { StorageError } from '../../storage/interface';
 import { AUDIT_ANNOTATION_PREFIX } from './api';
 import { PodSecurityAdmission, judgesResource } from './admission';

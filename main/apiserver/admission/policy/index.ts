@@ -21,11 +21,12 @@
 
 import { failure, StatusError, type StatusReason } from '../../api/status';
 import type { KObject } from '../../../kube/object';
-import { AUTHZ_ROUNDS, admissionRequest, authorizerValue, namespaceObject, newAuthzContext, resolvePendingChecks } from '../../cel';
-import type { AdmissionAttributes, AdmissionPlugin } from '../../endpoints/admission';
-import type { ResourceDef } from '../../registry/resourceDef';
+import { admissionRequest, namespaceObject } from '../celInputs';
+import { AUTHZ_ROUNDS, authorizerValue, newAuthzContext, resolvePendingChecks } from '../../cel';
+import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces';
+import type { ResourceDef } from '../../registry/rest/resourceDef';
 import { type Rec, recOpt, str } from '../../registry/common/obj';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { ServerEnv } from '../../serverEnv';
 import { StorageError } from '../../storage/interface';
 import { admissionForbidden } from '../errors/forbidden';
 import { compilePolicy, type CompiledPolicy } from './compilePolicy';

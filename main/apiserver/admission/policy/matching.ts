@@ -9,7 +9,7 @@
 import { labelSelectorAsSelector, type MetaLabelSelector } from '../../api/labelSelector';
 import type { KObject } from '../../../kube/object';
 import { type Rec, arr, recOpt, str } from '../../registry/common/obj';
-import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { AdmissionAttributes } from '../interfaces';
 
 const strings = (o: Rec, k: string): string[] => (Array.isArray(o[k]) ? (o[k] as unknown[]).map(String) : []);
 const exactOrWildcard = (items: string[], want: string): boolean => items.some((i) => i === '*' || i === want);

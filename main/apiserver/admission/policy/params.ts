@@ -8,9 +8,9 @@
 
 import { labelSelectorAsSelector, type MetaLabelSelector } from '../../api/labelSelector';
 import { apiVersionOf, type KObject } from '../../../kube/object';
-import type { ResourceDef } from '../../registry/resourceDef';
+import type { ResourceDef } from '../../registry/rest/resourceDef';
 import { type Rec, recOpt, str } from '../../registry/common/obj';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { ServerEnv } from '../../serverEnv';
 import { StorageError } from '../../storage/interface';
 
 /** The served resource behind a paramKind, or kube's configuration error. */

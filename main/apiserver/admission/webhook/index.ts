@@ -8,8 +8,8 @@
 //   admission: (env) => [..., mutatingWebhookPlugin(env), ..., validatingWebhookPlugin(env), ...]
 
 import { notFound } from '../../api/status';
-import type { AdmissionAttributes, AdmissionPlugin } from '../../endpoints/admission';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces';
+import type { ServerEnv } from '../../serverEnv';
 import { StorageError } from '../../storage/interface';
 import type { ServiceLookup } from './client';
 import { WebhookSource, type WebhookKind } from './hooks';

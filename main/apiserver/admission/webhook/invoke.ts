@@ -5,8 +5,8 @@
 // warnings and audit annotations onto the request).
 
 import { forbidden, internalError, StatusError } from '../../api/status';
-import type { AdmissionAttributes } from '../../endpoints/admission';
-import type { ServerEnv } from '../../server/serverEnv';
+import type { AdmissionAttributes } from '../interfaces';
+import type { ServerEnv } from '../../serverEnv';
 import { CallError, postReview, unexpectedStatusText, type ServiceLookup } from './client';
 import { CallingWebhookError, dryRunUnsupported } from './errors';
 import type { Webhook } from './hooks';

@@ -9,9 +9,10 @@
 // checks are answered by the server's authorizer chain between evaluation
 // rounds). Programs are compiled once per expression and cached.
 
-import { AUTHZ_ROUNDS, CelActivation, admissionRequest, authorizerValue, compileExpression, evaluationErrorMessage, newAuthzContext, resolvePendingChecks, type CelProgram } from '../../cel/index';
-import type { AdmissionAttributes } from '../../endpoints/admission';
-import type { ServerEnv } from '../../server/serverEnv';
+import { admissionRequest } from '../celInputs';
+import { AUTHZ_ROUNDS, CelActivation, authorizerValue, compileExpression, evaluationErrorMessage, newAuthzContext, resolvePendingChecks, type CelProgram } from '../../cel/index';
+import type { AdmissionAttributes } from '../interfaces';
+import type { ServerEnv } from '../../serverEnv';
 import type { MatchCondition } from './hooks';
 
 const VARIABLES = ['object', 'oldObject', 'request', 'authorizer'] as const;

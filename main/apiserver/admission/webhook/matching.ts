@@ -14,7 +14,7 @@
 // conversion exists, so Equivalent matches what Exact matches.
 
 import type { KObject } from '../../../kube/object';
-import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { AdmissionAttributes } from '../interfaces';
 import type { Webhook, WebhookRule } from './hooks';
 
 /** The request's view the predicates read. */

@@ -19,7 +19,7 @@
 // request's audit annotations.
 
 import { internalError, StatusError } from '../../api/status';
-import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { AdmissionAttributes } from '../interfaces';
 import { deepEqual } from '../../api/validation/field';
 import { applyJsonPatchOps, decodeJsonPatch, JsonPatchError } from '../../patch/jsonPatch';
 import type { JsonValue } from '../../patch/jsonValue';

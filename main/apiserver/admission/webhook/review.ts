@@ -5,7 +5,7 @@
 // admission.k8s.io/v1beta1 (the two differ only in defaults of the answer).
 
 import { randomUUID } from 'node:crypto';
-import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { AdmissionAttributes } from '../interfaces';
 import type { WebhookResultStatus } from './errors';
 
 export interface AdmissionResponse {

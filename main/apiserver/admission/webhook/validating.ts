@@ -7,7 +7,7 @@
 // so the answer does not depend on which webhook was fastest.
 
 import { internalError, StatusError } from '../../api/status';
-import type { AdmissionAttributes } from '../../endpoints/admission';
+import type { AdmissionAttributes } from '../interfaces';
 import { CallingWebhookError, toStatusErr } from './errors';
 import type { Webhook } from './hooks';
 import { callHook, shouldCallHook, type DispatchDeps } from './invoke';

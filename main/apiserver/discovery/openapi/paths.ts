@@ -7,7 +7,7 @@
 // and to see that the server validates fields (`kubectl apply`).
 
 import type { GroupVersionKind } from '../../../kube/object';
-import type { ResourceDef, Verb } from '../../registry/resourceDef';
+import type { ResourceDef, Verb } from '../../registry/rest/resourceDef';
 import { messageForGvk } from '../../../kube/schema/index';
 import { schemaRef, type Components, type JsonObject } from './components';
 import { PATCH_MEDIA_TYPES, deleteCollectionParams, deleteParams, listParams, params, patchParams, writeParams } from './parameters';

@@ -8,7 +8,8 @@
 // coming up), bounded, then the hook fails and /readyz says so.
 
 import type { KObject } from '../../../kube/object';
-import type { PostStartHook, ServerEnv } from '../../server/serverEnv';
+import type { ServerEnv } from '../../serverEnv';
+import type { PostStartHook } from '../../serverPlugins';
 import { prefixOf } from '../policyCache';
 import { RBAC_GROUP } from '../ruleResolver';
 import { bootstrapPolicy } from './objects';

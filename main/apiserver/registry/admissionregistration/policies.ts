@@ -16,7 +16,7 @@ import { compilePolicy } from '../../admission/policy/compilePolicy';
 import { validateLabelSelector } from '../apps/workload';
 import { type Rec, arr, isRec, recOpt, str } from '../common/obj';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';
-import type { ResourceDef, TableConvertor } from '../resourceDef';
+import type { ResourceDef, TableConvertor } from '../rest/resourceDef';
 import { ageColumn, col, nameColumn } from '../tables/columns';
 import { translateTimestampSince } from '../tables/duration';
 import { validateResources } from './ruleResources';

@@ -12,7 +12,7 @@ import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum, na
 import { validateLabelSelector } from '../apps/workload';
 import { type Rec, arr, isRec, num, recOpt, str } from '../common/obj';
 import { ALL_VERBS, metaFields, simpleStrategy } from '../common/define';
-import type { ResourceDef, TableConvertor } from '../resourceDef';
+import type { ResourceDef, TableConvertor } from '../rest/resourceDef';
 import { ageColumn, col, nameColumn } from '../tables/columns';
 import { translateTimestampSince } from '../tables/duration';
 import { validateResources } from './ruleResources';

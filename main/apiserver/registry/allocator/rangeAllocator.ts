@@ -8,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import type { KObject } from '../../../kube/object';
 import { StorageError, type Storage } from '../../storage/interface';
-import type { RangeAllocatorApi } from '../resourceDef';
+import type { RangeAllocatorApi } from '../rest/resourceDef';
 import { Bitmap } from './bitmap';
 import type { RangeSpec } from './ranges';
 

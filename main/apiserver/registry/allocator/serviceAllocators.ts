@@ -2,7 +2,7 @@
 // start and hands to strategies through StrategyContext.allocators.
 
 import type { Storage } from '../../storage/interface';
-import type { ServiceAllocators } from '../resourceDef';
+import type { ServiceAllocators } from '../rest/resourceDef';
 import { RangeAllocator } from './rangeAllocator';
 import { ipRange, portRange } from './ranges';
 

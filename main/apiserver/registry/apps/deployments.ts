@@ -11,7 +11,7 @@ import { GoLiteral } from '../../api/status';
 import { type Rec, isRec, num, rec, recOpt, setDefault, str } from '../common/obj';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';
 import { defaultPodTemplate } from '../core/podDefaults';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { deploymentTable } from '../tables/workloads';
 import { selectorImmutable, validateCounters, validateWorkloadSpec, workloadScale } from './workload';
 

@@ -7,7 +7,7 @@ import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { type Rec, isRec, num, rec } from '../common/obj';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';
 import { defaultPodTemplate } from '../core/podDefaults';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { replicaSetTable } from '../tables/workloads';
 import { selectorImmutable, validateCounters, validateWorkloadSpec, workloadScale } from './workload';
 

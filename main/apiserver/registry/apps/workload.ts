@@ -11,7 +11,7 @@ import { goLabelSelector, goMap } from '../../api/validation/gofmt';
 import { validateLabels } from '../../api/validation/objectMeta';
 import { validatePodTemplateSpec } from '../../api/validation/podSpec';
 import { type Rec, isRec, num, recOpt } from '../common/obj';
-import type { ScaleDef } from '../resourceDef';
+import type { ScaleDef } from '../rest/resourceDef';
 
 type Sel = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
 

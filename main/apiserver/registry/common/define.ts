@@ -7,7 +7,7 @@ import type { FieldError } from '../../api/status';
 import type { ErrorList } from '../../api/validation/field';
 import type { NameFn } from '../../api/validation/names';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../api/validation/objectMeta';
-import type { Strategy, StrategyContext, Verb } from '../resourceDef';
+import type { Strategy, StrategyContext, Verb } from '../rest/resourceDef';
 import { prepareMainUpdate, prepareMetaForCreate, prepareStatusUpdate } from './lifecycle';
 
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KObject } from '../../../kube/object';
 import { deepEqual } from '../../api/validation/field';
-import type { StrategyContext } from '../resourceDef';
+import type { StrategyContext } from '../rest/resourceDef';
 import { clone, rfc3339 } from './obj';
 import { generateName } from './generateName';
 

@@ -6,7 +6,7 @@ import { type ErrorList, invalid, nonNegative } from '../../api/validation/field
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { type Rec, isRec, num } from '../common/obj';
 import { ALL_VERBS, metaFields, simpleStrategy } from '../common/define';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { leaseTable } from '../tables/core';
 
 function validateLease(obj: KObject): ErrorList {

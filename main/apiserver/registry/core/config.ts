@@ -8,7 +8,7 @@ import { deepEqual } from '../../api/validation/field';
 import { maxLenError, nameIsDNSSubdomain, regexError } from '../../api/validation/names';
 import { type Rec, isRec, setDefault } from '../common/obj';
 import { ALL_VERBS, metaFields, simpleStrategy } from '../common/define';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { configMapTable, secretTable, serviceAccountTable } from '../tables/core';
 
 const configKeyFmt = '[-._a-zA-Z0-9]+';

@@ -8,7 +8,7 @@ import { isDNS1123Label, isValidPortNum, nameIsDNSSubdomain } from '../../api/va
 import { parseIPv4 } from '../allocator/ranges';
 import { type Rec, arr, isRec, num, setDefault, str } from '../common/obj';
 import { ALL_VERBS, metaFields, simpleStrategy } from '../common/define';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { endpointsTable } from '../tables/core';
 
 const subsets = (obj: KObject): Rec[] => (Array.isArray(obj.subsets) ? (obj.subsets as unknown[]).filter(isRec) : []);

@@ -7,7 +7,7 @@ import { type ErrorList, invalid } from '../../api/validation/field';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { type Rec, isRec, str } from '../common/obj';
 import { ALL_VERBS, metaFields, simpleStrategy } from '../common/define';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { eventTable } from '../tables/core';
 
 export const DEFAULT_EVENT_TTL_SECONDS = 3600;

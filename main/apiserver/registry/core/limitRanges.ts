@@ -11,7 +11,7 @@ import { GoLiteral } from '../../api/status';
 import { canonicalQuantityOrSame, compareQuantities, goQuantityLiteral } from '../../../kube/schema/quantity';
 import { ALL_VERBS, metaFields, simpleStrategy } from '../common/define';
 import { type Rec, arr, isRec, recOpt } from '../common/obj';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { defaultTable } from '../tables/rbac';
 import { isOvercommitAllowed, validateContainerResourceName, validateResourceName } from './resourceQuotas';
 

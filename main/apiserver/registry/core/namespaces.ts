@@ -7,7 +7,7 @@ import { namespaceNameFn } from '../../api/validation/objectMeta';
 import { type Rec, clone, isRec, rec, str } from '../common/obj';
 import { STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';
 import type { FieldError } from '../../api/status';
-import type { ResourceDef, Strategy } from '../resourceDef';
+import type { ResourceDef, Strategy } from '../rest/resourceDef';
 import { namespaceTable } from '../tables/core';
 
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';

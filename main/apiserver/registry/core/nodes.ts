@@ -6,7 +6,7 @@ import type { KObject } from '../../../kube/object';
 import { nameIsDNSSubdomain } from '../../api/validation/names';
 import { type Rec, isRec, recOpt } from '../common/obj';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { nodeTable } from '../tables/core';
 
 export function defaultNode(obj: KObject): void {

@@ -11,7 +11,7 @@ import { validatePodSpec } from '../../api/validation/podSpec';
 import { validatePodSpecUpdate } from '../../api/validation/podUpdate';
 import { type Rec, arr, isRec, rec, recOpt, rfc3339, str } from '../common/obj';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';
-import type { BindingDef, ResourceDef } from '../resourceDef';
+import type { BindingDef, ResourceDef } from '../rest/resourceDef';
 import { podTable } from '../tables/pods';
 import { defaultPod } from './podDefaults';
 

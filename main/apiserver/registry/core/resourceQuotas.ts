@@ -11,7 +11,7 @@ import { isQualifiedName, nameIsDNSSubdomain } from '../../api/validation/names'
 import { canonicalQuantityOrSame, goQuantityLiteral } from '../../../kube/schema/quantity';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';
 import { type Rec, arr, isRec, recOpt, str } from '../common/obj';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { resourceQuotaTable } from '../tables/quota';
 
 const set = (...xs: string[]) => new Set(xs);

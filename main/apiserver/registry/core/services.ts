@@ -12,7 +12,7 @@ import { AllocationError } from '../allocator/rangeAllocator';
 import { parseIPv4 } from '../allocator/ranges';
 import { type Rec, arr, isRec, num, rec, setDefault, str } from '../common/obj';
 import { ALL_VERBS, STATUS_VERBS, metaFields, simpleStrategy, statusStrategy } from '../common/define';
-import type { FinishFunc, ResourceDef, ServiceAllocators, StrategyContext } from '../resourceDef';
+import type { FinishFunc, ResourceDef, ServiceAllocators, StrategyContext } from '../rest/resourceDef';
 import { serviceTable } from '../tables/core';
 import { clusterIPsOf, isHeadless, needsNodePorts, specOf, validateService, validateServiceUpdate } from './serviceValidation';
 

@@ -5,7 +5,7 @@
 // kept as written; filling its rules is the aggregation controller's job.
 
 import { ALL_VERBS, metaFields, simpleStrategy } from '../common/define';
-import type { ResourceDef } from '../resourceDef';
+import type { ResourceDef } from '../rest/resourceDef';
 import { clusterRoleBindingTable, defaultTable, roleBindingTable } from '../tables/rbac';
 import { RBAC_GROUP, defaultBinding, validateAggregationRule, validateBinding, validateRBACName, validateRoleRefUnchanged, validateRules } from './validation';
 

@@ -1,7 +1,7 @@
 // Column definitions shared by every printer, with the descriptions kube
 // takes from the API's swagger docs.
 
-import type { TableColumn } from '../resourceDef';
+import type { TableColumn } from '../rest/resourceDef';
 
 export const nameDescription =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';

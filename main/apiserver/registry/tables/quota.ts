@@ -3,7 +3,7 @@
 // everything else in REQUEST, names sorted. Columns in kube 1.32's order
 // (NAME AGE REQUEST LIMIT; AGE moved last only in 1.33).
 
-import type { TableConvertor } from '../resourceDef';
+import type { TableConvertor } from '../rest/resourceDef';
 import { type Rec, isRec } from '../common/obj';
 import { ageColumn, col, nameColumn } from './columns';
 import { translateTimestampSince } from './duration';

@@ -4,7 +4,7 @@
 // NAME and CREATED AT, the creation time as an RFC 3339 string.
 
 import type { KObject } from '../../../kube/object';
-import type { TableColumn, TableConvertor } from '../resourceDef';
+import type { TableColumn, TableConvertor } from '../rest/resourceDef';
 import { type Rec, arr, isRec, str } from '../common/obj';
 import { ageColumn, col, creationTimestampDescription, nameColumn } from './columns';
 import { translateTimestampSince } from './duration';

@@ -4,7 +4,7 @@
 
 import type { KObject } from '../../../kube/object';
 import { formatLabelSelector, labelSelectorAsSelector } from '../../api/labelSelector';
-import type { TableConvertor } from '../resourceDef';
+import type { TableConvertor } from '../rest/resourceDef';
 import { type Rec, arr, isRec, num, recOpt, str } from '../common/obj';
 import { ageColumn, col, nameColumn } from './columns';
 import { translateTimestampSince } from './duration';

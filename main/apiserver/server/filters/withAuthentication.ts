@@ -7,7 +7,7 @@
 // client, which only ever sees "Unauthorized".
 
 import { unauthorized } from '../../api/status';
-import { authenticateRequest, type Authenticator } from '../authenticator';
+import { authenticateRequest, type Authenticator } from '../../authn/authenticator';
 import type { NamedFilter } from '../context';
 
 export function withAuthentication(authenticators: Authenticator[]): NamedFilter {

@@ -1,8 +1,10 @@
-// May this user do this? The authorizer list decides (authorizer.ts); anything
-// but an explicit allow is kube's 403 Forbidden.
+// May this user do this? The authorizer list decides (authz/authorizer.ts);
+// anything but an explicit allow is kube's 403 Forbidden.
 
+import type { UserInfo } from '../../authn/user';
+import { authorize, forbiddenFor, type AuthorizationAttributes, type Authorizer } from '../../authz/authorizer';
 import type { NamedFilter } from '../context';
-import { attributesOf, authorize, forbiddenFor, type Authorizer } from '../authorizer';
+import type { RequestInfo } from '../requestInfo';
 
 export function withAuthorization(authorizers: Authorizer[]): NamedFilter {
   return {
@@ -22,5 +24,21 @@ export function withAuthorization(authorizers: Authorizer[]): NamedFilter {
       ctx.trace.add({ stage: 'authorization', verdict: 'allow', reason: r.reason ?? `allowed by ${r.by}`, latencyMs });
       await next();
     },
+  };
+}
+
+/** The authorizer's view of a request (kube's authorizer.AttributesRecord from the RequestInfo). */
+function attributesOf(info: RequestInfo, user: UserInfo): AuthorizationAttributes {
+  return {
+    user,
+    verb: info.verb,
+    isResourceRequest: info.isResourceRequest,
+    path: info.path,
+    namespace: info.namespace,
+    apiGroup: info.apiGroup,
+    apiVersion: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    name: info.name,
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { forbidden } from '../../../../main/apiserver/api/status';
-import { runMutating, runValidating, type AdmissionPlugin } from '../../../../main/apiserver/endpoints/admission';
+import { runMutating, runValidating } from '../../../../main/apiserver/admission/run';
+import type { AdmissionPlugin } from '../../../../main/apiserver/admission/interfaces';
 import { TraceRecorder } from '../../../../main/apiserver/server/traceRecorder';
 import { jsonPatchDiff } from '../../../../main/apiserver/admission/trace/jsonPatchDiff';
 import { applyJsonPatchOps, type JsonPatchOp } from '../../../../main/apiserver/patch/jsonPatch';

@@ -4,8 +4,8 @@
 // attribute builder.
 
 import type { KObject } from '../../../../main/kube/object';
-import type { AdmissionAttributes } from '../../../../main/apiserver/endpoints/admission';
-import type { ServerEnv } from '../../../../main/apiserver/server/serverEnv';
+import type { AdmissionAttributes } from '../../../../main/apiserver/admission/interfaces';
+import type { ServerEnv } from '../../../../main/apiserver/serverEnv';
 import { StorageError, type Storage } from '../../../../main/apiserver/storage/interface';
 
 export interface FakeEnv extends ServerEnv {

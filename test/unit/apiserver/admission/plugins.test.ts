@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { buildAdmissionChain, parseAdmissionConfiguration, readAdmissionConfiguration } from '../../../../main/apiserver/admission/chain';
 import { ADMISSION_PLUGIN_ORDER, enabledAdmissionPlugins, validateAdmissionPluginFlags } from '../../../../main/apiserver/admission/plugins';
 import { admissionOptions } from '../../../../main/apiserver/options/admission';
-import type { ApiServerConfig } from '../../../../main/apiserver/apiserver';
+import type { ApiServerConfig } from '../../../../main/apiserver/config';
 import { fakeEnv } from './fakeEnv';
 
 const dir = mkdtempSync(join(tmpdir(), 'admission-config-'));

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../../../../main/apiserver/api/status';
 import { anonymousAuthenticator } from '../../../../main/apiserver/authn/anonymous';
-import { selfSubjectReviewDef, tokenReviewDef } from '../../../../main/apiserver/authn/reviews';
+import { selfSubjectReviewDef, tokenReviewDef } from '../../../../main/apiserver/registry/authentication/reviews';
 import { bearerAuthenticator, unrecognisedBearerToken, type TokenAuthenticator } from '../../../../main/apiserver/authn/tokenAuthenticator';
 import { parseTokenFile, tokenFileAuthenticator } from '../../../../main/apiserver/authn/tokenFile';
-import { goDurationSeconds } from '../../../../main/apiserver/options/authentication';
-import { x509Authenticator, type Authenticator } from '../../../../main/apiserver/server/authenticator';
+import { goDurationMs } from '../../../../main/apiserver/options/goDurationFlag';
+import { x509Authenticator, type Authenticator } from '../../../../main/apiserver/authn/authenticator';
 import type { RequestContext } from '../../../../main/apiserver/server/context';
 import { withAuthentication } from '../../../../main/apiserver/server/filters/withAuthentication';
 import { TraceRecorder } from '../../../../main/apiserver/server/traceRecorder';
-import type { ComputedRequest } from '../../../../main/apiserver/registry/resourceDef';
+import type { ComputedRequest } from '../../../../main/apiserver/registry/rest/resourceDef';
 
 const API = 'https://kubernetes.default.svc';
 const file = tokenFileAuthenticator(parseTokenFile('/t.csv', 'good,jane,u1,devs\n'));
@@ -82,17 +82,19 @@ describe('SelfSubjectReview', () => {
   });
 });
 
-describe('goDurationSeconds (time.ParseDuration)', () => {
+describe('goDurationMs (time.ParseDuration)', () => {
   const cases = [
-    { input: '1h', want: 3600 },
-    { input: '90m', want: 5400 },
-    { input: '1h30m10s', want: 5410 },
-    { input: '1.5h', want: 5400 },
+    { input: '1h', want: 3_600_000 },
+    { input: '90m', want: 5_400_000 },
+    { input: '1h30m10s', want: 5_410_000 },
+    { input: '1.5h', want: 5_400_000 },
     { input: '0', want: 0 },
   ];
-  for (const c of cases) it(c.input, () => expect(goDurationSeconds(c.input)).toBe(c.want));
-  it('rejects what Go rejects', () => {
-    expect(() => goDurationSeconds('1d')).toThrow('time: invalid duration "1d"');
-    expect(() => goDurationSeconds('')).toThrow('time: invalid duration ""');
+  for (const c of cases) it(c.input, () => expect(goDurationMs(c.input)).toBe(c.want));
+  it('rejects what Go rejects, with its messages', () => {
+    expect(() => goDurationMs('1d')).toThrow('time: unknown unit "d" in duration "1d"');
+    expect(() => goDurationMs('5')).toThrow('time: missing unit in duration "5"');
+    expect(() => goDurationMs('abc')).toThrow('time: invalid duration "abc"');
+    expect(() => goDurationMs('')).toThrow('time: invalid duration ""');
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../../../../main/apiserver/api/status';
-import { buildImpersonationRequests, impersonatedUser, withImpersonation } from '../../../../main/apiserver/authn/impersonation';
-import type { AuthorizationAttributes } from '../../../../main/apiserver/server/authorizer';
+import { buildImpersonationRequests, impersonatedUser, withImpersonation } from '../../../../main/apiserver/server/filters/withImpersonation';
+import type { AuthorizationAttributes } from '../../../../main/apiserver/authz/authorizer';
 import type { RequestContext } from '../../../../main/apiserver/server/context';
 import { TraceRecorder } from '../../../../main/apiserver/server/traceRecorder';
-import type { UserInfo } from '../../../../main/apiserver/registry/resourceDef';
+import type { UserInfo } from '../../../../main/apiserver/authn/user';
 
 type Headers = Record<string, string[]>;
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ApiServerConfig } from '../../../../main/apiserver/apiserver';
+import type { ApiServerConfig } from '../../../../main/apiserver/config';
 import { authenticationOptions } from '../../../../main/apiserver/options/authentication';
-import type { ServerEnv } from '../../../../main/apiserver/server/serverEnv';
+import type { ServerEnv } from '../../../../main/apiserver/serverEnv';
 
 function apply(flags: Record<string, unknown>): ApiServerConfig {
   const cfg = { plugins: {} } as ApiServerConfig;
@@ -48,7 +48,7 @@ describe('authentication flags', () => {
     { name: 'duplicate issuer', flags: { serviceAccountIssuer: ['https://a', 'https://a'] }, want: 'service-account-issuer "https://a" is already specified' },
     { name: 'signing key without issuer', flags: { serviceAccountSigningKeyFile: '/k' }, want: 'service-account-issuer is a required flag' },
     { name: 'max expiration under an hour', flags: { serviceAccountMaxTokenExpiration: '30m' }, want: 'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds' },
-    { name: 'bad duration', flags: { serviceAccountMaxTokenExpiration: '1d' }, want: 'time: invalid duration "1d"' },
+    { name: 'bad duration', flags: { serviceAccountMaxTokenExpiration: '1d' }, want: '--service-account-max-token-expiration: time: unknown unit "d" in duration "1d"' },
     { name: 'missing token file', flags: { tokenAuthFile: '/nonexistent/tokens.csv' }, want: 'open /nonexistent/tokens.csv: no such file or directory' },
   ];
   for (const e of errors) it(`refuses: ${e.name}`, () => expect(() => apply({ anonymousAuth: false, ...e.flags })).toThrow(e.want));

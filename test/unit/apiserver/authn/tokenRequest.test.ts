@@ -2,11 +2,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../main/kube/object';
 import { notFound, StatusError } from '../../../../main/apiserver/api/status';
-import { createTokenRequest, withTokenSubresource, type TokenRequestOptions } from '../../../../main/apiserver/authn/tokenRequest';
+import { createTokenRequest, withTokenSubresource, type TokenRequestOptions } from '../../../../main/apiserver/registry/core/serviceAccountToken';
 import { parseSigningKeyPem } from '../../../../main/apiserver/authn/serviceAccountKeys';
 import { jwtTokenGenerator } from '../../../../main/apiserver/authn/tokenGenerator';
 import type { ObjectGetter } from '../../../../main/apiserver/authn/serviceAccountAuthenticator';
-import type { ComputedRequest, ResourceDef } from '../../../../main/apiserver/registry/resourceDef';
+import type { ComputedRequest, ResourceDef } from '../../../../main/apiserver/registry/rest/resourceDef';
 import { serviceaccounts } from '../../../../main/apiserver/registry/core/config';
 
 const ISSUER = 'https://kubernetes.default.svc';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../main/kube/object';
-import type { AuthorizationAttributes } from '../../../../main/apiserver/server/authorizer';
-import { nodeAuthorizer } from '../../../../main/apiserver/authz/nodeAuthorizer';
-import { NodeGraph } from '../../../../main/apiserver/authz/nodeGraph';
+import type { AuthorizationAttributes } from '../../../../main/apiserver/authz/authorizer';
+import { nodeAuthorizer } from '../../../../main/apiserver/nodeauthz/nodeAuthorizer';
+import { NodeGraph } from '../../../../main/apiserver/nodeauthz/nodeGraph';
 import { nodeRules } from '../../../../main/apiserver/rbac/bootstrap/clusterRoles';
 
 const pod = (name: string, node: string | undefined, spec: Record<string, unknown>): KObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: node, ...spec } });

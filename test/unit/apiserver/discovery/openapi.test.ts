@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { openApiDocument, openApiHash, openApiIndex, openApiSource } from '../../../../main/apiserver/discovery/openapi';
-import type { ResourceDef, Strategy, Verb } from '../../../../main/apiserver/registry/resourceDef';
+import type { ResourceDef, Strategy, Verb } from '../../../../main/apiserver/registry/rest/resourceDef';
 
 // Resource definitions as the registry declares them; strategy and table are
 // not consulted by the OpenAPI builder.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseEncryptionConfig } from '../../../../main/apiserver/encryption/config';
 import { encryptionTransformer } from '../../../../main/apiserver/encryption/transformer';
-import type { ResourceDef } from '../../../../main/apiserver/registry/resourceDef';
+import type { ResourceDef } from '../../../../main/apiserver/registry/rest/resourceDef';
 
 const k = (n: number) => Buffer.alloc(32, n).toString('base64');
 const def = (group: string, resource: string, storagePrefix = resource) => ({ group, resource, storagePrefix }) as unknown as ResourceDef;

@@ -4,8 +4,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../main/kube/object';
-import { recordManagedFields } from '../../../../main/apiserver/endpoints/managedFields';
-import type { ResourceScope } from '../../../../main/apiserver/endpoints/scope';
+import { recordManagedFields } from '../../../../main/apiserver/registry/store/managedFields';
+import type { ResourceScope } from '../../../../main/apiserver/registry/store/scope';
 import { updateManagedFields } from '../../../../main/apiserver/patch/managedFields';
 import { messageForKind } from '../../../../main/apiserver/patch/patchMeta';
 

@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../main/kube/object';
 import { StatusError } from '../../../../main/apiserver/api/status';
-import type { AdmissionAttributes } from '../../../../main/apiserver/endpoints/admission';
+import type { AdmissionAttributes } from '../../../../main/apiserver/admission/interfaces';
 import { apiResourceList } from '../../../../main/apiserver/discovery/legacyDiscovery';
-import { namespaceLifecycle } from '../../../../main/apiserver/endpoints/namespaceLifecycle';
+import { namespaceLifecycle } from '../../../../main/apiserver/admission/namespaceLifecycle';
 import { shouldDeleteDuringUpdate } from '../../../../main/apiserver/endpoints/updateLifecycle';
 import { namespaceFinalizeStrategy, namespaces } from '../../../../main/apiserver/registry/core/namespaces';
 import { testContext } from '../registry/ctx';

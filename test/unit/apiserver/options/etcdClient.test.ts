@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { etcdClientOptions } from '../../../../main/apiserver/options/etcdClient';
-import type { ApiServerConfig } from '../../../../main/apiserver/apiserver';
+import type { ApiServerConfig } from '../../../../main/apiserver/config';
 
 function parse(args: string[]): { transport?: string; error?: string } {
   const cmd = new Command('apiserver').exitOverride().configureOutput({ writeErr: () => {} });

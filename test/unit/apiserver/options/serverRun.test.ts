@@ -2,7 +2,7 @@
 // kube's defaults, Go durations, and ServerRunOptions.Validate's messages.
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { ApiServerConfig } from '../../../../main/apiserver/apiserver';
+import type { ApiServerConfig } from '../../../../main/apiserver/config';
 import { serverRunOptions } from '../../../../main/apiserver/options/serverRun';
 
 function applyArgs(args: string[]): ApiServerConfig {

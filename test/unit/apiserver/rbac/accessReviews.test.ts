@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../main/kube/object';
 import { StatusError } from '../../../../main/apiserver/api/status';
-import type { AuthorizationAttributes } from '../../../../main/apiserver/server/authorizer';
+import type { AuthorizationAttributes } from '../../../../main/apiserver/authz/authorizer';
 import { accessReviewResources } from '../../../../main/apiserver/rbac/accessReviews';
 
 const seen: AuthorizationAttributes[] = [];

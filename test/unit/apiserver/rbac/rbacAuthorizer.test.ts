@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuthorizationAttributes } from '../../../../main/apiserver/server/authorizer';
+import type { AuthorizationAttributes } from '../../../../main/apiserver/authz/authorizer';
 import { rbacAuthorizer, type RbacSource } from '../../../../main/apiserver/rbac/rbacAuthorizer';
 import type { BindingEntry, RoleEntry } from '../../../../main/apiserver/rbac/ruleResolver';
 import { parseAuthorizationModes } from '../../../../main/apiserver/rbac/modes';

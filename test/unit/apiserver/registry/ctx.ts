@@ -1,6 +1,6 @@
 // A StrategyContext for registry tests: fixed clock, in-memory allocators.
 
-import type { StrategyContext } from '../../../../main/apiserver/registry/resourceDef';
+import type { StrategyContext } from '../../../../main/apiserver/registry/rest/resourceDef';
 import { createServiceAllocators } from '../../../../main/apiserver/registry/allocator/serviceAllocators';
 import { MemStorage } from './memStorage';
 

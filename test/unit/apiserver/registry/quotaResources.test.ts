@@ -6,7 +6,7 @@ import type { KObject } from '../../../../main/kube/object';
 import { invalid } from '../../../../main/apiserver/api/status';
 import { limitranges } from '../../../../main/apiserver/registry/core/limitRanges';
 import { resourcequotas } from '../../../../main/apiserver/registry/core/resourceQuotas';
-import type { ResourceDef } from '../../../../main/apiserver/registry/resourceDef';
+import type { ResourceDef } from '../../../../main/apiserver/registry/rest/resourceDef';
 import { compareQuantities, goQuantityLiteral } from '../../../../main/kube/schema/quantity';
 import { NOW, testContext } from './ctx';
 

@@ -6,7 +6,7 @@ import type { KObject } from '../../../../main/kube/object';
 import { invalid } from '../../../../main/apiserver/api/status';
 import { findResource } from '../../../../main/apiserver/registry/index';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from '../../../../main/apiserver/registry/rbac/resources';
-import type { ResourceDef } from '../../../../main/apiserver/registry/resourceDef';
+import type { ResourceDef } from '../../../../main/apiserver/registry/rest/resourceDef';
 import { NOW, testContext } from './ctx';
 
 const G = 'rbac.authorization.k8s.io';

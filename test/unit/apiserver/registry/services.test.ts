@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../main/kube/object';
 import { StatusError } from '../../../../main/apiserver/api/status';
 import { services } from '../../../../main/apiserver/registry/core/services';
-import type { StrategyContext } from '../../../../main/apiserver/registry/resourceDef';
+import type { StrategyContext } from '../../../../main/apiserver/registry/rest/resourceDef';
 import { testContext } from './ctx';
 
 /** The create path as the REST layer runs it: defaults → beginCreate → prepare → validate → finish. */

@@ -5,7 +5,7 @@ import { deployments } from '../../../../main/apiserver/registry/apps/deployment
 import { pods } from '../../../../main/apiserver/registry/core/pods';
 import { services } from '../../../../main/apiserver/registry/core/services';
 import { leases } from '../../../../main/apiserver/registry/coordination/leases';
-import type { ResourceDef } from '../../../../main/apiserver/registry/resourceDef';
+import type { ResourceDef } from '../../../../main/apiserver/registry/rest/resourceDef';
 import { testContext } from './ctx';
 
 /** The message kube-apiserver would return for the object after defaulting. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forbiddenFor, type AuthorizationAttributes } from '../../../../main/apiserver/server/authorizer';
+import { forbiddenFor, type AuthorizationAttributes } from '../../../../main/apiserver/authz/authorizer';
 
 const base: AuthorizationAttributes = {
   user: { username: 'jane', groups: [] },

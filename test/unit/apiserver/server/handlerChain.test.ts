@@ -5,10 +5,10 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Authenticator } from '../../../../main/apiserver/server/authenticator';
-import type { Authorizer } from '../../../../main/apiserver/server/authorizer';
+import type { Authenticator } from '../../../../main/apiserver/authn/authenticator';
+import type { Authorizer } from '../../../../main/apiserver/authz/authorizer';
 import { compose, requestListener } from '../../../../main/apiserver/server/handlerChain';
-import { createRouter } from '../../../../main/apiserver/server/router';
+import { createRouter } from '../../../../main/apiserver/endpoints/router';
 import { RequestTraceLog } from '../../../../main/apiserver/server/traceLog';
 import { withAuditHook } from '../../../../main/apiserver/server/filters/withAuditHook';
 import { withAuthentication } from '../../../../main/apiserver/server/filters/withAuthentication';

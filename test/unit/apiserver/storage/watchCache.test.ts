@@ -5,7 +5,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../main/kube/object';
-import { UnreadableValueError, type EtcdStore, type RawWatchHandlers } from '../../../../main/apiserver/storage/etcdStore';
+import type { EtcdStore } from '../../../../main/apiserver/storage/etcdStore';
+import { UnreadableValueError, type RawWatchHandlers } from '../../../../main/apiserver/storage/rawWatch';
 import { StorageError, type WatchEvent } from '../../../../main/apiserver/storage/interface';
 import { WatchCache } from '../../../../main/apiserver/storage/watchCache';
 

@@ -11,8 +11,8 @@ import { PodSecurityAdmission, isSignificantPodUpdate } from '../../../../../mai
 import { loadConfig } from '../../../../../main/apiserver/admission/podsecurity/config';
 import { podSecurityPlugin } from '../../../../../main/apiserver/admission/podsecurity/index';
 import { newEvaluator } from '../../../../../main/apiserver/admission/podsecurity/registry';
-import type { AdmissionAttributes } from '../../../../../main/apiserver/endpoints/admission';
-import type { ServerEnv } from '../../../../../main/apiserver/server/serverEnv';
+import type { AdmissionAttributes } from '../../../../../main/apiserver/admission/interfaces';
+import type { ServerEnv } from '../../../../../main/apiserver/serverEnv';
 import { MemStorage } from '../../registry/memStorage';
 
 const user = { username: 'alice', groups: ['system:authenticated'] };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { validatingAdmissionPolicyPlugin } from '../../../../../main/apiserver/admission/policy';
 import type { KObject } from '../../../../../main/kube/object';
 import { StatusError } from '../../../../../main/apiserver/api/status';
-import type { AdmissionAttributes } from '../../../../../main/apiserver/endpoints/admission';
+import type { AdmissionAttributes } from '../../../../../main/apiserver/admission/interfaces';
 import { configmaps } from '../../../../../main/apiserver/registry/core/config';
 import { namespaces } from '../../../../../main/apiserver/registry/core/namespaces';
 import { validatingAdmissionPolicies, validatingAdmissionPolicyBindings } from '../../../../../main/apiserver/registry/admissionregistration/policies';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../../main/kube/object';
 import { StatusError, notFound } from '../../../../../main/apiserver/api/status';
-import type { AdmissionAttributes } from '../../../../../main/apiserver/endpoints/admission';
+import type { AdmissionAttributes } from '../../../../../main/apiserver/admission/interfaces';
 import { webhooksOf, type Webhook } from '../../../../../main/apiserver/admission/webhook/hooks';
 import type { DispatchDeps } from '../../../../../main/apiserver/admission/webhook/invoke';
 import { dispatchMutating } from '../../../../../main/apiserver/admission/webhook/mutating';

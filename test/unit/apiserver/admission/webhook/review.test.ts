@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../../main/kube/object';
-import type { AdmissionAttributes } from '../../../../../main/apiserver/endpoints/admission';
+import type { AdmissionAttributes } from '../../../../../main/apiserver/admission/interfaces';
 import { webhooksFrom } from '../../../../../main/apiserver/admission/webhook/hooks';
 import { buildReview, InvalidResponseError, verifyResponse } from '../../../../../main/apiserver/admission/webhook/review';
 import { toStatusErr } from '../../../../../main/apiserver/admission/webhook/errors';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../../../../main/kube/object';
 import { invalid } from '../../../../../main/apiserver/api/status';
 import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from '../../../../../main/apiserver/registry/admissionregistration/webhookConfigurations';
-import type { ResourceDef } from '../../../../../main/apiserver/registry/resourceDef';
+import type { ResourceDef } from '../../../../../main/apiserver/registry/rest/resourceDef';
 import { testContext } from '../../registry/ctx';
 
 type Hook = Record<string, any>;

@@ -1,15 +1,15 @@
 // --authorization-mode applied to an ApiServerConfig: the chain (Node and
 // RBAC included), the access reviews, and with RBAC the escalation checks
-// and the rbac/bootstrap-roles hook. Kept apart from options/ so tests can
-// configure a server without commander.
+// and the rbac/bootstrap-roles hook. Kept apart from the flag (authorization.ts)
+// so tests can configure a server without commander.
 
-import type { ApiServerConfig } from '../apiserver';
-import { nodeMode } from '../authz/nodeMode';
-import { authorizationPlugins } from './authorizationPlugins';
-import { bootstrapRolesHook } from './bootstrap/bootstrapHook';
-import { escalationChecks } from './escalation';
-import { parseAuthorizationModes } from './modes';
-import { PolicyCache } from './policyCache';
+import type { ApiServerConfig } from '../config';
+import { nodeMode } from '../nodeauthz/nodeMode';
+import { authorizationPlugins } from '../rbac/authorizationPlugins';
+import { bootstrapRolesHook } from '../rbac/bootstrap/bootstrapHook';
+import { escalationChecks } from '../rbac/escalation';
+import { parseAuthorizationModes } from '../rbac/modes';
+import { PolicyCache } from '../rbac/policyCache';
 
 export function applyAuthorizationModes(value: string, cfg: ApiServerConfig): void {
   const modes = parseAuthorizationModes(value);

@@ -4,7 +4,7 @@
 // only secret/configmap/claim/token requests from kubelets read it.
 
 import type { KObject } from '../../kube/object';
-import type { ServerEnv } from '../server/serverEnv';
+import type { ServerEnv } from '../serverEnv';
 import { nodeRules } from '../rbac/bootstrap/clusterRoles';
 import { prefixOf } from '../rbac/policyCache';
 import type { RuleResolvingAuthorizer } from '../rbac/rbacAuthorizer';

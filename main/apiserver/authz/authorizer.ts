@@ -1,11 +1,11 @@
 // Authorization: an Authorizer answers allow / deny / no opinion for a
 // request's attributes (kube's authorizer.Attributes); the first non
-// "no opinion" answer wins, no answer at all is a deny. AlwaysAllow runs now;
-// [A2] puts RBAC in the list. A deny is kube's 403 with its exact wording.
+// "no opinion" answer wins, no answer at all is a deny. The implementations
+// are AlwaysAllow (here), Node (nodeauthz/) and RBAC (rbac/). A deny is
+// kube's 403 with its exact wording.
 
 import { failure, qualifiedName, type StatusError } from '../api/status';
-import type { UserInfo } from '../registry/resourceDef';
-import type { RequestInfo } from './requestInfo';
+import type { UserInfo } from '../authn/user';
 
 export interface AuthorizationAttributes {
   user: UserInfo;
@@ -28,21 +28,6 @@ export interface Authorizer {
 }
 
 export const alwaysAllow: Authorizer = { name: 'AlwaysAllow', authorize: () => ({ decision: 'allow' }) };
-
-export function attributesOf(info: RequestInfo, user: UserInfo): AuthorizationAttributes {
-  return {
-    user,
-    verb: info.verb,
-    isResourceRequest: info.isResourceRequest,
-    path: info.path,
-    namespace: info.namespace,
-    apiGroup: info.apiGroup,
-    apiVersion: info.apiVersion,
-    resource: info.resource,
-    subresource: info.subresource,
-    name: info.name,
-  };
-}
 
 /** responsewriters.ForbiddenStatusError: `deployments.apps "x" is forbidden: User "u" cannot get resource ...[: reason]`. */
 export function forbiddenFor(a: AuthorizationAttributes, reason?: string): StatusError {

@@ -10,7 +10,7 @@
 // attachments, CSINodes and ResourceSlices beyond their static rules —
 // Pilothouse serves none of those resources or selectors to kubelets.
 
-import type { AuthorizationAttributes, Decision } from '../server/authorizer';
+import type { AuthorizationAttributes, Decision } from '../authz/authorizer';
 import type { RuleResolvingAuthorizer, RulesInfo } from '../rbac/rbacAuthorizer';
 import { rulesAllow, type PolicyRule } from '../rbac/policyRule';
 import type { NodeGraph, RefType } from './nodeGraph';

@@ -12,10 +12,10 @@
 // the metadata no manager ever owns (STRIPPED_PATHS: name, uid,
 // creationTimestamp, ...); a repeat only stamps the time anew.
 
-import type { KObject, ManagedFieldsEntry } from '../../kube/object';
-import { rfc3339, updateManagedFields } from '../patch/managedFields';
-import { messageForKind } from '../patch/patchMeta';
-import { jsonCopy } from '../patch/jsonValue';
+import type { KObject, ManagedFieldsEntry } from '../../../kube/object';
+import { rfc3339, updateManagedFields } from '../../patch/managedFields';
+import { messageForKind } from '../../patch/patchMeta';
+import { jsonCopy } from '../../patch/jsonValue';
 import type { ResourceScope } from './scope';
 
 export function ignoredPathsFor(scope: ResourceScope, subresource: string): string[][] {

@@ -1,13 +1,13 @@
 // Authenticators, tried in order (kube's union authenticator): each returns a
 // user, or undefined when the request carries no credential it understands,
 // or throws when it carries one that is invalid. The first user wins; every
-// authenticated user also gets the group system:authenticated. [A2] adds
-// token and service-account authenticators to the same list.
+// authenticated user also gets the group system:authenticated. x509 is
+// here; tokens, service accounts and anonymous are beside it in authn/.
 
 import { createHash } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
-import type { UserInfo } from '../registry/resourceDef';
+import type { UserInfo } from './user';
 
 export interface Authenticator {
   name: string;

@@ -4,11 +4,11 @@
 // "404 page not found" elsewhere.
 
 import { StatusError } from '../api/status';
-import { serveResource, routeNotFound, type ScopeLookup } from '../endpoints/restHandler';
-import type { Handler, RequestContext } from './context';
-import { writeError, writeRaw } from './responseWriter';
-import { isTracePath, serveTraces } from './traceEndpoint';
-import type { RequestTraceLog } from './traceLog';
+import { serveResource, routeNotFound, type ScopeLookup } from './restHandler';
+import type { Handler, RequestContext } from '../server/context';
+import { writeError, writeRaw } from '../server/responseWriter';
+import { isTracePath, serveTraces } from '../server/traceEndpoint';
+import type { RequestTraceLog } from '../server/traceLog';
 
 export interface RouterOptions {
   lookup: ScopeLookup;

@@ -5,18 +5,18 @@
 // SelfSubjectReview resources. Files are read here, once, so a bad key or
 // token file stops the server at start with a message naming it.
 
-import type { ApiServerConfig } from '../apiserver';
-import type { Authenticator } from '../server/authenticator';
-import type { ServerPlugins } from '../server/serverEnv';
-import { anonymousAuthenticator } from './anonymous';
-import { withImpersonation } from './impersonation';
-import { selfSubjectReviewDef, tokenReviewDef } from './reviews';
-import { serviceAccountAuthenticator, storageGetter } from './serviceAccountAuthenticator';
-import { readPublicKeysFile, readSigningKeyFile, type SigningKey, type VerifyingKey } from './serviceAccountKeys';
-import { bearerAuthenticator, unrecognisedBearerToken, type TokenAuthenticator } from './tokenAuthenticator';
-import { readTokenFile, tokenFileAuthenticator, type TokenFile } from './tokenFile';
-import { jwtTokenGenerator } from './tokenGenerator';
-import { withTokenSubresource } from './tokenRequest';
+import type { ApiServerConfig } from '../config';
+import type { Authenticator } from '../authn/authenticator';
+import type { ServerPlugins } from '../serverPlugins';
+import { anonymousAuthenticator } from '../authn/anonymous';
+import { withImpersonation } from '../server/filters/withImpersonation';
+import { selfSubjectReviewDef, tokenReviewDef } from '../registry/authentication/reviews';
+import { serviceAccountAuthenticator, storageGetter } from '../authn/serviceAccountAuthenticator';
+import { readPublicKeysFile, readSigningKeyFile, type SigningKey, type VerifyingKey } from '../authn/serviceAccountKeys';
+import { bearerAuthenticator, unrecognisedBearerToken, type TokenAuthenticator } from '../authn/tokenAuthenticator';
+import { readTokenFile, tokenFileAuthenticator, type TokenFile } from '../authn/tokenFile';
+import { jwtTokenGenerator } from '../authn/tokenGenerator';
+import { withTokenSubresource } from '../registry/core/serviceAccountToken';
 
 export interface AuthenticationConfig {
   tokenAuthFile?: string;

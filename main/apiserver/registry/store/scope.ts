@@ -3,11 +3,12 @@
 // etcd store), where its objects live in etcd, and the shared services
 // (other resources' storage, allocators, admission plugins, the clock).
 
-import { apiVersionOf } from '../../kube/object';
-import type { QualifiedResource } from '../api/status';
-import type { ResourceDef, ServiceAllocators, StrategyContext, UserInfo } from '../registry/resourceDef';
-import type { Storage } from '../storage/interface';
-import type { AdmissionPlugin } from './admission';
+import { apiVersionOf } from '../../../kube/object';
+import type { QualifiedResource } from '../../api/status';
+import type { ResourceDef, ServiceAllocators, StrategyContext } from '../rest/resourceDef';
+import type { UserInfo } from '../../authn/user';
+import type { Storage } from '../../storage/interface';
+import type { AdmissionPlugin } from '../../admission/interfaces';
 
 export interface RestServices {
   /** --etcd-prefix, e.g. '/registry'. */

@@ -5,18 +5,12 @@
 // by one generic lifecycle in the REST handlers (k8s.io/apiserver's
 // registry/rest create.go / update.go pattern).
 
-import type { FieldError } from '../api/status';
-import type { KObject } from '../../kube/object';
-import type { Storage } from '../storage/interface';
+import type { FieldError } from '../../api/status';
+import type { KObject } from '../../../kube/object';
+import type { Storage } from '../../storage/interface';
+import type { UserInfo } from '../../authn/user';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
-
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
 
 /** Per-request context handed to strategy hooks. */
 export interface StrategyContext {
@@ -55,7 +49,7 @@ export interface ServiceAllocators {
   nodePorts: RangeAllocatorApi;
 }
 
-/** Undo or keep what a begin hook allocated: H4 calls it once, with true after the etcd write succeeded, false on any failure. */
+/** Undo or keep what a begin hook allocated: the lifecycle calls it once, with true after the etcd write succeeded, false on any failure. */
 export type FinishFunc = (success: boolean) => Promise<void>;
 
 export interface Strategy {

@@ -1,7 +1,8 @@
 // The admission hook point (kube runs admission inside the REST handlers, not
 // as a filter): an ordered list of plugins, all mutating phases first, then
-// all validating phases; the first error wins. The chain itself (which
-// plugins, in kube's order, with their configuration) is built in
+// all validating phases; the first error wins. The plugin interface is
+// main/apiserver/admission/interfaces.ts; the chain itself (which plugins, in
+// kube's order, with their configuration) is built in
 // main/apiserver/admission/chain.ts.
 //
 // Each plugin's run is a trace stage ('admission:mutating:<name>' /
@@ -14,62 +15,18 @@
 
 import type { KObject } from '../../kube/object';
 import { StatusError } from '../api/status';
-import { jsonPatchDiff, type PatchOperation } from '../admission/trace/jsonPatchDiff';
+import { jsonPatchDiff, type PatchOperation } from './trace/jsonPatchDiff';
 import { applyJsonPatchOpsInPlace, type JsonPatchOp } from '../patch/jsonPatch';
 import { jsonCopy, sameJson, type JsonValue } from '../patch/jsonValue';
-import type { UserInfo } from '../registry/resourceDef';
 import type { StageVerdict } from '../../kube/requestTrace';
-import type { TraceRecorder } from '../server/traceRecorder';
-
-export type { AdmissionOperation } from '../../kube/admissionOperation';
-import type { AdmissionOperation } from '../../kube/admissionOperation';
-
-export interface AdmissionAttributes {
-  operation: AdmissionOperation;
-  group: string;
-  version: string;
-  kind: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  user: UserInfo;
-  dryRun: boolean;
-  /** The object being written (mutable in the mutating phase); undefined for DELETE. */
-  object?: KObject;
-  oldObject?: KObject;
-  /** The request's warnings (`Warning: 299` headers): PodSecurity warn, policy Warn actions, webhook warnings. */
-  warnings: string[];
-  /** Audit annotations of this request (`pod-security.kubernetes.io/audit-violations`, `validation.policy.admission.k8s.io/...`). */
-  auditAnnotations: Record<string, string>;
-}
-
-export type AdmitResult = void | 'unchanged';
-
-export interface AdmissionPlugin {
-  name: string;
-  /**
-   * Whether the plugin acts on this request at all (kube's Handles(operation)
-   * plus the plugin's own resource check). Optional: absent means "maybe",
-   * and admit/validate decide themselves. A false answer skips the plugin
-   * and, in the mutating phase, the before-copy for the trace's patch.
-   */
-  handles?(attrs: AdmissionAttributes): boolean;
-  /**
-   * Mutating phase: may change attrs.object; throws a StatusError to reject.
-   * Answering 'unchanged' (the plugin knows it changed nothing) spares the
-   * trace's check of the whole object for a patch.
-   */
-  admit?(attrs: AdmissionAttributes): Promise<AdmitResult> | AdmitResult;
-  /** Validating phase: throws a StatusError to reject. */
-  validate?(attrs: AdmissionAttributes): Promise<void> | void;
-}
+import type { StageRecorder } from '../server/traceRecorder';
+import type { AdmissionAttributes, AdmissionPlugin, AdmitResult } from './interfaces';
 
 // A plugin's answer is awaited only when it is a promise: `await` on a plain
 // value still yields to the microtask queue, which under load holds other
 // requests' completions, so a synchronous plugin would wait behind them.
 
-export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: TraceRecorder): Promise<void> {
+export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: StageRecorder): Promise<void> {
   // A copy of the object before the plugin runs; after it, the same JSON
   // (sameJson walks both, allocating nothing) means no change, and the copy
   // is the next plugin's "before". Only a plugin that changed something pays
@@ -118,7 +75,7 @@ export async function runMutating(plugins: AdmissionPlugin[], attrs: AdmissionAt
   }
 }
 
-export async function runValidating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: TraceRecorder): Promise<void> {
+export async function runValidating(plugins: AdmissionPlugin[], attrs: AdmissionAttributes, trace: StageRecorder): Promise<void> {
   for (const p of plugins) {
     if (!p.validate) continue;
     const stage = `admission:validating:${p.name}`;
@@ -139,7 +96,7 @@ export async function runValidating(plugins: AdmissionPlugin[], attrs: Admission
 }
 
 /** A 4xx StatusError is the plugin's verdict (deny, with kube's message); anything else is the plugin failing. */
-function recordFailure(trace: TraceRecorder, stage: string, err: unknown, t0: number): void {
+function recordFailure(trace: StageRecorder, stage: string, err: unknown, t0: number): void {
   const verdict: StageVerdict = err instanceof StatusError && err.code < 500 ? 'deny' : 'error';
   trace.add({ stage, verdict, reason: err instanceof Error ? err.message : String(err), latencyMs: performance.now() - t0 });
 }

@@ -6,11 +6,12 @@
 // the server sees it after authentication and impersonation, which is what
 // `kubectl auth whoami` prints.
 
-import type { KObject } from '../../kube/object';
-import { badRequest, internalError } from '../api/status';
-import type { ComputedRequest, ResourceDef, Strategy, TableConvertor, UserInfo } from '../registry/resourceDef';
-import { col, nameColumn } from '../registry/tables/columns';
-import { authenticateToken, intersect, type TokenAuthenticator } from './tokenAuthenticator';
+import type { KObject } from '../../../kube/object';
+import { badRequest, internalError } from '../../api/status';
+import type { ComputedRequest, ResourceDef, Strategy, TableConvertor } from '../rest/resourceDef';
+import type { UserInfo } from '../../authn/user';
+import { col, nameColumn } from '../tables/columns';
+import { authenticateToken, intersect, type TokenAuthenticator } from '../../authn/tokenAuthenticator';
 
 const GROUP = 'authentication.k8s.io';
 

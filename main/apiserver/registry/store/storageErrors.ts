@@ -15,8 +15,8 @@ import {
   tooLargeResourceVersion,
   tooManyRequests,
   type QualifiedResource,
-} from '../api/status';
-import { StorageError } from '../storage/interface';
+} from '../../api/status';
+import { StorageError } from '../../storage/interface';
 
 export type StorageOp = 'get' | 'list' | 'create' | 'update' | 'delete' | 'watch';
 

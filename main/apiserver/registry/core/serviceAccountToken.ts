@@ -10,13 +10,13 @@
 // token transition, --service-account-extend-token-expiration).
 
 import { randomUUID } from 'node:crypto';
-import type { KObject } from '../../kube/object';
-import { badRequest, conflict, invalid, type FieldError } from '../api/status';
-import { invalid as invalidField } from '../api/validation/field';
-import type { ComputedRequest, ResourceDef } from '../registry/resourceDef';
-import { credentialIdForJti, makeClaims, type ObjectRef } from './serviceAccountClaims';
-import type { ObjectGetter } from './serviceAccountAuthenticator';
-import type { TokenGenerator } from './tokenGenerator';
+import type { KObject } from '../../../kube/object';
+import { badRequest, conflict, invalid, type FieldError } from '../../api/status';
+import { invalid as invalidField } from '../../api/validation/field';
+import type { ComputedRequest, ResourceDef } from '../rest/resourceDef';
+import { credentialIdForJti, makeClaims, type ObjectRef } from '../../authn/serviceAccountClaims';
+import type { ObjectGetter } from '../../authn/serviceAccountAuthenticator';
+import type { TokenGenerator } from '../../authn/tokenGenerator';
 
 export const MIN_TOKEN_SECONDS = 10 * 60;
 export const MAX_TOKEN_SECONDS = 2 ** 32;

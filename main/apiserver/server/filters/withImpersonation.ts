@@ -10,13 +10,13 @@
 // ctx.impersonatedBy for audit, and both are named in the trace.
 
 import type { IncomingMessage } from 'node:http';
-import type { UserInfo } from '../registry/resourceDef';
-import { isDNS1123Label, isDNS1123Subdomain } from '../api/validation/names';
-import { forbiddenFor, type AuthorizationAttributes } from '../server/authorizer';
-import type { NamedFilter, RequestContext } from '../server/context';
-import type { ServerEnv } from '../server/serverEnv';
-import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './anonymous';
-import { makeGroupNames, makeUsername, splitUsernameParts } from './serviceAccountClaims';
+import type { UserInfo } from '../../authn/user';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../api/validation/names';
+import { forbiddenFor, type AuthorizationAttributes } from '../../authz/authorizer';
+import type { NamedFilter, RequestContext } from '../context';
+import type { ServerEnv } from '../../serverEnv';
+import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from '../../authn/anonymous';
+import { makeGroupNames, makeUsername, splitUsernameParts } from '../../authn/serviceAccountClaims';
 
 export const IMPERSONATE_USER = 'impersonate-user';
 export const IMPERSONATE_GROUP = 'impersonate-group';

@@ -5,7 +5,7 @@
 // key`, as in kube), no uid/object/oldObject (those are root variables).
 
 import type { KObject } from '../../kube/object';
-import type { AdmissionAttributes } from '../endpoints/admission';
+import type { AdmissionAttributes } from './interfaces';
 
 export interface MatchedResource {
   group: string;

@@ -4,8 +4,8 @@
 // creationTimestamp), and the errors kube gives when these disagree.
 
 import { randomInt, randomUUID } from 'node:crypto';
-import type { KObject } from '../../kube/object';
-import { badRequest, failure, GoLiteral, invalid, type StatusError } from '../api/status';
+import type { KObject } from '../../../kube/object';
+import { badRequest, failure, GoLiteral, invalid, type StatusError } from '../../api/status';
 import type { ResourceScope } from './scope';
 
 /** kube's RFC3339 with seconds precision (metav1.Time drops sub-seconds when serialised). */
