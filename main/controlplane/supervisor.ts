@@ -6,9 +6,9 @@
 // DIR/logs/<name>.log, one MemberClient per member for the console's own
 // calls, and the first-start checklist.
 //
-// The API server starts as soon as a leader is elected (etcd answers), in
-// parallel with the wait for every member, so its own start-up time overlaps
-// the members'; it is ready when /readyz answers 200. The controllers
+// The API server starts with the members, so its own start-up overlaps their
+// election; it retries etcd until a leader answers and is ready when /readyz
+// answers 200. The controllers
 // (`pilothouse controllers --data-dir DIR`: scheduler, controller manager,
 // simulated kubelets) start once the API server is ready, and the plane is
 // usable once they hold their Leases, the aggregated roles have their rules
@@ -284,6 +284,9 @@ export class Supervisor implements RunningPlane {
     this.steps.begin('members', this.layout.map((m) => m.clientUrl).join(', '));
     this.startMembers();
     this.steps.done('members', this.layout.map((m) => `${m.name} pid ${this.process(m.name).pid ?? '?'}`).join(', '));
+    // The API server boots (loads, reads its PKI, builds its registry) while
+    // the members elect a leader; it retries etcd until one answers.
+    const apiReady = this.apiserver ? this.startApiServer(deadline) : Promise.resolve(true);
 
     this.steps.begin('leader');
     const leader = await this.pollUntil(deadline, async () => {
@@ -296,7 +299,6 @@ export class Supervisor implements RunningPlane {
       return false;
     }
     this.steps.done('leader', leader);
-    const apiReady = this.apiserver ? this.startApiServer(deadline) : Promise.resolve(true);
 
     this.steps.begin('quorum');
     const ready = new Set<string>();
