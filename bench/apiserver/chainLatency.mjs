@@ -1,4 +1,4 @@
-// A2's part of `npm run bench -- apiserver`: what the request pipeline adds
+// The request pipeline's part of `npm run bench -- apiserver`: what the request pipeline adds
 // to each create. The API server runs as `pilothouse up` runs it — RBAC (with
 // the Node authorizer), kube's default admission plugins — plus one in-process
 // ValidatingAdmissionPolicy bound with Deny, so every pod create goes through

@@ -210,7 +210,7 @@ export async function run(args = []) {
     `LIST of ${results.list?.items} pods, consistent read from the watch cache, ${results.list?.ops} lists one after another (after ${results.listWarmupMs?.length} warm-up lists, not counted: ${(results.listWarmupMs ?? []).map((t) => fmt(t, 0)).join(', ')} ms; the first is the measuring client's cold start): p50 ${fmt(results.list?.p50Ms, 1)} ms, p99 ${fmt(results.list?.p99Ms, 1)} ms (bar ≤ 200 ms), slowest ${fmt(results.list?.maxMs, 1)} ms, first ${fmt(results.list?.firstMs, 1)} ms; with resourceVersion=0 (${results.list0?.ops} lists): p50 ${fmt(results.list0?.p50Ms, 1)} ms, p99 ${fmt(results.list0?.p99Ms, 1)} ms, slowest ${fmt(results.list0?.maxMs, 1)} ms.`,
     `Watch delivery to ${WATCHERS} watchers (${WATCH_EVENTS} creates at ~100/s): ${results.watch?.delivered}/${results.watch?.expected} delivered, p50 ${fmt(results.watch?.p50Ms, 1)} ms, p99 ${fmt(results.watch?.p99Ms, 1)} ms.`,
     '',
-    '## The request pipeline per create (A2: authentication + Node,RBAC authorization + kube\'s default admission plugins + one ValidatingAdmissionPolicy; bar: p99 ≤ 5 ms)',
+    '## The request pipeline per create (authentication + Node,RBAC authorization + kube\'s default admission plugins + one ValidatingAdmissionPolicy; bar: p99 ≤ 5 ms)',
     '',
     '| clients | traced creates | pipeline p50 ms | pipeline p99 ms | admission p50 ms | admission p99 ms | policy evaluated | costliest stages at p99 |',
     '|---|---|---|---|---|---|---|---|',

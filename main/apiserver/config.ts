@@ -34,7 +34,7 @@ export interface ApiServerConfig {
   openapi?: (resources: ResourceDef[]) => OpenApiSource;
   /** --request-timeout, --max-requests-inflight, --max-mutating-requests-inflight (kube's defaults when absent). */
   limits?: RequestLimits;
-  /** Authentication beyond x509, authorization, admission, audit, computed resources, encryption ([A2]). */
+  /** Authentication beyond x509, authorization, admission, audit, computed resources, encryption. */
   plugins?: ServerPlugins;
   log?: (line: string) => void;
 }

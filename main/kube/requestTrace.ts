@@ -2,7 +2,7 @@
 // chain decided and how long it took, and what storage did. Every request
 // makes one; the last N are kept in a bounded ring buffer (RequestTraceLog)
 // and streamed at /debug/pilothouse/traces for the console's admission log.
-// [A2] fills in the authentication, authorization and admission stages.
+// The authentication, authorization and admission filters fill in their stages.
 
 export type StageVerdict = 'allow' | 'deny' | 'mutate' | 'skip' | 'error' | 'ok';
 

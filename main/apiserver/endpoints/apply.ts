@@ -1,5 +1,5 @@
 // Server-side apply (PATCH with application/apply-patch+yaml, as kube's
-// applyPatcher): H5's apply() lays the config over the live object and
+// applyPatcher): patch/serverSideApply.ts's apply() lays the config over the live object and
 // recomputes field ownership (409 apply conflicts unless force); the result
 // then goes through the update lifecycle like any write — or the create
 // lifecycle when the object does not exist yet. A resourceVersion in the

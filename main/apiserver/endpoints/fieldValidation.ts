@@ -1,5 +1,5 @@
 // Unknown, duplicate and mistyped fields of a decoded body, checked against
-// the type's schema by H1's strict decoder (schema/strictDecoding.ts), and
+// the type's schema by the strict decoder (schema/strictDecoding.ts), and
 // what fieldValidation makes of them: a type error is always a 400; unknown
 // or duplicate fields are a 400 under Strict (`<Kind> in version "<v>"
 // cannot be handled as a <Kind>: strict decoding error: unknown field

@@ -6,7 +6,7 @@
 //  - `test` of a missing member against null passes;
 //  - `remove` of a missing member fails.
 //
-// How H4 (the PATCH handler) calls it:
+// How the PATCH handler (endpoints/patch.ts) calls it:
 //   const ops = decodeJsonPatch(body);          // throws 400 BadRequest / 413
 //   const patched = applyJsonPatch(current, ops); // throws 422 (see below)
 // or both at once: jsonPatch(current, body).

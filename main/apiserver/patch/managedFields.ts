@@ -4,7 +4,7 @@
 // and for "Update" also the apiVersion — holding the set of fields that
 // manager last set, encoded as FieldsV1.
 //
-// How H4 calls it, for every non-apply write (create, update, every patch
+// How the write handlers call it, for every non-apply write (create, update, every patch
 // type but apply), after defaulting and before admission/validation:
 //   obj.metadata.managedFields = updateManagedFields({
 //     live,            // the stored object, or undefined for a create

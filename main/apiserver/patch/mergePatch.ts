@@ -7,7 +7,7 @@
 //    fails to decode; the caller reports patchDecodeInvalid);
 //  - `{}` changes nothing.
 //
-// How H4 calls it: `const patched = mergePatch(current, body, { strict })`
+// How the PATCH handler (endpoints/patch.ts) calls it: `const patched = mergePatch(current, body, { strict })`
 // where strict is fieldValidation Strict or Warn (kubectl sends Strict).
 // Errors (patch.go applyJSPatch):
 //  - strict and the body is not a JSON object → 400 "error decoding patch: <Go json error>";

@@ -10,7 +10,7 @@
 // Only non-scalar fields are listed; schemaTypes.ts types every other field
 // from the Go type schema (main/kube/schema). A field missing from the table is
 // treated as kube treats a field without tags: objects merge field by field,
-// lists are replaced whole (atomic). H1's OpenAPI reads the same table for
+// lists are replaced whole (atomic). The OpenAPI document (discovery/) reads the same table for
 // x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key / list-type.
 //
 // `value: true` marks a struct held by value in Go (not a pointer): it is
@@ -289,7 +289,7 @@ const KIND_MESSAGES: Record<string, string> = {
 /**
  * The message name for an apiVersion + kind, e.g. ('apps/v1', 'Deployment')
  * → 'k8s.io.api.apps.v1.Deployment'; kinds not listed here are looked up in
- * H1's schema (messageForGvk).
+ * the Go type schema (messageForGvk).
  */
 export function messageForKind(apiVersion: string, kind: string): string | undefined {
   const known = KIND_MESSAGES[`${apiVersion}/${kind}`];
@@ -343,7 +343,7 @@ export function knownMessages(): string[] {
 }
 
 /**
- * The OpenAPI extensions kube publishes for a field, for H1's /openapi:
+ * The OpenAPI extensions kube publishes for a field, for /openapi:
  * x-kubernetes-patch-strategy, x-kubernetes-patch-merge-key,
  * x-kubernetes-list-type, x-kubernetes-list-map-keys, x-kubernetes-map-type.
  */

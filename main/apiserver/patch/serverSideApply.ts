@@ -12,7 +12,7 @@
 //     object changed.
 // A missing object (live undefined) is created from the config.
 //
-// How H4 calls it (handlers/patch.go applyPatcher):
+// How endpoints/apply.ts calls it (as kube's handlers/patch.go applyPatcher):
 //   const applied = parseApplyBody(body);                       // 400 on bad YAML
 //   const r = apply({ live, applied, manager, force, apiVersion: 'apps/v1', kind: 'Deployment',
 //                     now, message: messageForKind('apps/v1', 'Deployment'), subresource, ignoredPaths });

@@ -12,7 +12,7 @@
 //  - values copied in from the patch lose their `$patch` maps and nulls.
 // Field metadata comes from patchMeta.ts, keyed by protobuf message name.
 //
-// How H4 calls it:
+// How the PATCH handler (endpoints/patch.ts) calls it:
 //   const patched = strategicMergePatch(current, body, messageForKind('apps/v1', 'Deployment'), { strict });
 // Errors (patch.go strategicPatchObject + interpretStrategicMergePatchError):
 //  - body not a JSON object → 400 BadRequest with Go's decode text;

@@ -1,4 +1,4 @@
-// E2 auto-compaction: a 3-member cluster started with
+// Auto-compaction: a 3-member cluster started with
 // --auto-compaction-mode=revision --auto-compaction-retention=10 compacts,
 // on its leader only, to current - 10 once writes stop; older revisions then
 // fail with etcd's compacted error. Pilothouse members get a 300 ms interval

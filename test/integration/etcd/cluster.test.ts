@@ -1,4 +1,4 @@
-// E1 check 1: three members started with etcd flags are healthy within 5 s,
+// Three members started with etcd flags are healthy within 5 s,
 // `member list` shows three started members with the URLs they were given,
 // and `endpoint status` shows exactly one leader and one raft term.
 

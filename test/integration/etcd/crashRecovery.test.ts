@@ -1,4 +1,4 @@
-// E1 check 4: kill -9 of all three members during a stream of writes, then a
+// Kill -9 of all three members during a stream of writes, then a
 // restart: every write the cluster acknowledged is there, with its value.
 // (Unacknowledged writes may or may not be there; both are correct.)
 

@@ -1,4 +1,4 @@
-// E1 check 6: bad input gets etcd's error text and exit code. Each case runs
+// Bad input gets etcd's error text and exit code. Each case runs
 // through etcdctl against Debian etcd and the target; stderr and exit codes
 // must be identical (after the normalization of ports and timestamps), and
 // the reference must show the error we meant to provoke.

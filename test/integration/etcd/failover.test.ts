@@ -1,4 +1,4 @@
-// E1 check 3: kill -9 of the leader. With default timings (heartbeat 100 ms,
+// Kill -9 of the leader. With default timings (heartbeat 100 ms,
 // election 1000 ms) writes succeed through the other members within 3 s, and
 // the killed member, restarted from its data dir, catches up: a serializable
 // read on it (answered from its own state) returns the writes it missed.

@@ -1,4 +1,4 @@
-// E1 check 2: put/get/del/txn print what etcd 3.4 prints. The same etcdctl
+// Put/get/del/txn print what etcd 3.4 prints. The same etcdctl
 // script runs against a fresh Debian etcd cluster and a fresh cluster of the
 // target in one test; outputs (stdout, stderr, exit code) must be identical
 // after blanking only what differs between any two clusters: cluster and

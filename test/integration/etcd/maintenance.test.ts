@@ -1,4 +1,4 @@
-// E2 maintenance: endpoint hashkv, snapshot save / status / restore into a
+// Maintenance: endpoint hashkv, snapshot save / status / restore into a
 // new cluster, defrag and move-leader, driven by Debian's etcdctl 3.4 (and,
 // for the offline snapshot commands, `pilothouse snapshot`; etcdctl's own
 // when PILOTHOUSE_TEST_IMPL=etcd, since etcd's files are bbolt databases).

@@ -1,4 +1,4 @@
-// E2 membership changes through Debian's etcdctl 3.4: `member add --learner`
+// Membership changes through Debian's etcdctl 3.4: `member add --learner`
 // prints what an operator pastes into the new member's environment; the new
 // member, started with --initial-cluster-state existing, joins as a learner,
 // refuses writes, is promoted (from a follower's endpoint: forwarded to the

@@ -1,4 +1,4 @@
-// E1 check 5: two of three members down. Writes through the survivor fail
+// Two of three members down. Writes through the survivor fail
 // with etcd's text, a failed multi-key txn leaves no key behind (all or
 // nothing, checked on every member after recovery), a serializable read
 // still answers on the survivor, and restarting one member brings writes back.

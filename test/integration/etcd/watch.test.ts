@@ -1,4 +1,4 @@
-// E2 Watch against real processes, through Debian's etcdctl 3.4, the etcd3
+// Watch against real processes, through Debian's etcdctl 3.4, the etcd3
 // npm client and a raw gRPC client. Every expected output was first checked
 // against Debian's etcd (PILOTHOUSE_TEST_IMPL=etcd). Ports 24700–24799.
 

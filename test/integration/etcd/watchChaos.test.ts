@@ -1,4 +1,4 @@
-// E2 "What must hold": watch guarantees under chaos. Three members of real
+// Watch guarantees under chaos. Three members of real
 // processes; writers issue multi-key txns and single puts/deletes under a
 // prefix through any live member while a random member is SIGKILLed and
 // restarted (never more than one down, so a quorum stays). Watchers on every

@@ -3,7 +3,7 @@
 // WebSocket only with the token offered as a subprotocol, the wire format,
 // event broadcast, loopback-only binding, and the renderer's socket bridge
 // client (renderer/src/bridge.ts) against it, reconnect included.
-// The handler map is built here (the real services are H7's).
+// The handler map is built here (the real services are main/console's).
 
 import { request } from 'node:http';
 import { connect } from 'node:net';

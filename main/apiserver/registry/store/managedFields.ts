@@ -1,5 +1,5 @@
 // metadata.managedFields for non-apply writes (kube's fieldmanager
-// "Update" operation), computed by H5's updateManagedFields: the manager
+// "Update" operation), computed by patch/managedFields.ts's updateManagedFields: the manager
 // gains the fields this write set or changed, everyone else loses them.
 // Fields the strategy resets are never owned: status for the main resource,
 // spec for /status.

@@ -1,4 +1,4 @@
-// Who is asking: the authenticator list decides (x509, then the [A2]
+// Who is asking: the authenticator list decides (x509, then the
 // plugins: static tokens, service-account JWTs, anonymous last). No user (or
 // a refused credential) is kube's 401 `Unauthorized` Status. Anonymous is a
 // fallback authenticator that only exists when --anonymous-auth is on (kube

@@ -4,7 +4,7 @@ import { allResources } from '../../../../main/apiserver/registry/index';
 import { kubeSchema, messageForGvk } from '../../../../main/kube/schema/index';
 import { protobufCodec } from '../../../../main/kube/codec';
 
-// The served resources (H3's registry) against the schema, the codec and the
+// The served resources (the registry) against the schema, the codec and the
 // OpenAPI documents: every kind has a protobuf message, stores and reads back,
 // and is explained and validated by kubectl through its document.
 const resources = allResources();

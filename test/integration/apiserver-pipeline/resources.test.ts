@@ -1,5 +1,5 @@
 // kubectl 1.32 against a real `pilothouse apiserver` (3 TLS etcd members)
-// for the A2 stored resources: RBAC roles and bindings (create, get -o wide,
+// for the access-control resources: RBAC roles and bindings (create, get -o wide,
 // describe, explain, the immutable roleRef, validation), ResourceQuota
 // (`create quota`, the /status split, printer columns) and LimitRange
 // (defaults, describe), each stored under kube's etcd key.

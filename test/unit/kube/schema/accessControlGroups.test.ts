@@ -1,4 +1,4 @@
-// The A2 groups (rbac, authentication, authorization, admissionregistration)
+// The access-control groups (rbac, authentication, authorization, admissionregistration)
 // and core LimitRange/ResourceQuota: bytes worked out by hand from the
 // k8s.io/api v0.32 field numbers and Go shapes, and JSON as kube echoes it.
 
