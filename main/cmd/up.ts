@@ -1,5 +1,5 @@
 // `pilothouse up --data-dir DIR [--members 3] [--port-base 2379]`: the local
-// control plane in the foreground, run through the console's Supervisor (one
+// control plane in the foreground, run through the control plane's orchestrator (one
 // implementation of start-up, readiness and supervision for both):
 //   - the members (mutual TLS, PKI made once under DIR/pki, DIR/etcdctl.env),
 //     ready when every member answers a linearizable read;
