@@ -99,7 +99,7 @@ export interface CommandLineChange {
 
 export class SupervisedProcess {
   private child: ChildLike | undefined;
-  private exited: Promise<void> = Promise.resolve();
+  private exited: Promise<number | null> = Promise.resolve(null);
   private desired: 'up' | 'down' = 'down';
   private stateValue: ProcessState = 'stopped';
   private restarts = 0;
@@ -195,13 +195,13 @@ export class SupervisedProcess {
       child.stderr?.on('data', (d: Buffer) => logs.write(this.o.id, 'stderr', d));
     }
     let done = false;
-    this.exited = new Promise<void>((resolve) => {
+    this.exited = new Promise<number | null>((resolve) => {
       const finish = (code: number | null, signal: NodeJS.Signals | null, why?: string) => {
         if (done) return;
         done = true;
         if (why) this.note(why);
         this.onExit(child, code, signal);
-        resolve();
+        resolve(code);
       };
       child.once('exit', (code, signal) => finish(code, signal));
       child.once('error', (err) => finish(null, null, `process error: ${err.message}`));
@@ -339,8 +339,8 @@ export class SupervisedProcess {
     await this.stop();
   }
 
-  /** Resolves when the current child (if any) has exited. */
-  waitExit(): Promise<void> {
+  /** Resolves when the current child (if any) has exited: its exit code, null when a signal ended it (or there was none). */
+  waitExit(): Promise<number | null> {
     return this.exited;
   }
 }

@@ -57,6 +57,21 @@ describe('restart policy', () => {
 });
 
 describe('supervised process', () => {
+  it('waitExit resolves with the exit code, or null when a signal ended the child', async () => {
+    const crashed = setup();
+    crashed.proc.start();
+    const byCode = crashed.proc.waitExit();
+    crashed.last().crash(3);
+    expect(await byCode).toBe(3);
+    await crashed.proc.close();
+    const killed = setup();
+    killed.proc.start();
+    const bySignal = killed.proc.waitExit();
+    killed.proc.kill('SIGKILL');
+    expect(await bySignal).toBeNull();
+    await killed.proc.close();
+  });
+
   it('start → starting → running (ready) → crash → restarting → starting again, counting restarts', async () => {
     const { proc, clock, children, last } = setup();
     proc.start();
