@@ -287,6 +287,9 @@ export class Supervisor implements RunningPlane {
     // The API server boots (loads, reads its PKI, builds its registry) while
     // the members elect a leader; it retries etcd until one answers.
     const apiReady = this.apiserver ? this.startApiServer(deadline) : Promise.resolve(true);
+    // So do the controllers (load, make their PKI and clients); they wait for
+    // the API server's /readyz themselves before their first request.
+    this.controllers?.start();
 
     this.steps.begin('leader');
     const leader = await this.pollUntil(deadline, async () => {
@@ -329,7 +332,7 @@ export class Supervisor implements RunningPlane {
     return true;
   }
 
-  /** Starts the controllers (the API server is ready) and waits until the plane is usable. */
+  /** Starts the controllers if they are not yet (the API server is ready) and waits until the plane is usable. */
   private async startControllers(deadline: number): Promise<boolean> {
     const ctl = this.controllers!;
     const logFile = this.controllersLayout.logFile;
