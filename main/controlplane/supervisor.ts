@@ -287,9 +287,6 @@ export class Supervisor implements RunningPlane {
     // The API server boots (loads, reads its PKI, builds its registry) while
     // the members elect a leader; it retries etcd until one answers.
     const apiReady = this.apiserver ? this.startApiServer(deadline) : Promise.resolve(true);
-    // So do the controllers (load, make their PKI and clients); they wait for
-    // the API server's /readyz themselves before their first request.
-    this.controllers?.start();
 
     this.steps.begin('leader');
     const leader = await this.pollUntil(deadline, async () => {
@@ -302,6 +299,11 @@ export class Supervisor implements RunningPlane {
       return false;
     }
     this.steps.done('leader', leader);
+    // The controllers boot (load, make their PKI and clients) while the API
+    // server finishes; they wait for its /readyz themselves before their
+    // first request. Not earlier: on two CPUs their boot would slow the
+    // members' own, and the election waits on that.
+    this.controllers?.start();
 
     this.steps.begin('quorum');
     const ready = new Set<string>();
