@@ -12,6 +12,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_CONTROLLER_OPTIONS, type ControllerOptions } from '../client/kube/context';
 import { LEADER_ELECTION_DEFAULTS } from '../client/kube/leaderElection';
 import { clientsFromFile, type KubeClients } from '../client/kube/rest';
+import { waitForApiServer } from '../client/kube/waitForApiServer';
 import { COMPONENT_GROUPS, runGroup, type ComponentGroup, type ProgramDeps } from '../controllers/index';
 import { parseGoDurationStrict } from '../common/goDuration';
 import { clusterPkiPaths } from '../common/pki/clusterPki';
@@ -121,6 +122,20 @@ export async function kubeconfigPaths(f: ControllersFlags, nodeNames: string[]):
   };
 }
 
+/** kube-controller-manager waits up to 10 s for its API server's health, then goes on. */
+const API_SERVER_WAIT_MS = 10_000;
+
+async function waitUntilApiServerReady(kubeconfig: string, signal: AbortSignal, log: (component: string, message: string) => void): Promise<void> {
+  const { rest } = await clientsFromFile(kubeconfig, 'pilothouse-controllers');
+  try {
+    if (!(await waitForApiServer(rest, { timeoutMs: API_SERVER_WAIT_MS, signal })) && !signal.aborted) {
+      log('controllers', `the API server is not ready after ${API_SERVER_WAIT_MS} ms; starting anyway`);
+    }
+  } finally {
+    rest.close();
+  }
+}
+
 export async function runControllersCommand(f: ControllersFlags): Promise<number> {
   const log = (component: string, message: string): void => {
     process.stderr.write(`${new Date().toISOString()} ${component}: ${message}\n`);
@@ -162,6 +177,8 @@ export async function runControllersCommand(f: ControllersFlags): Promise<number
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const groups: ComponentGroup[] = COMPONENT_GROUPS.filter((g) => wanted.has(g.name));
+  await waitUntilApiServerReady(paths.admin, ctl.signal, log);
+  if (ctl.signal.aborted) return 0;
   log('controllers', `running ${groups.map((g) => g.name).join(', ')}; nodes ${nodeNames.join(', ')}`);
   // The process lives until a signal, even while every component is only waiting on a socket.
   const keepAlive = setInterval(() => {}, 1 << 30);

@@ -299,6 +299,11 @@ export class Supervisor implements RunningPlane {
       return false;
     }
     this.steps.done('leader', leader);
+    // The controllers boot (load, make their PKI and clients) while the API
+    // server finishes; they wait for its /readyz themselves before their
+    // first request. Not earlier: on two CPUs their boot would slow the
+    // members' own, and the election waits on that.
+    this.controllers?.start();
 
     this.steps.begin('quorum');
     const ready = new Set<string>();
@@ -329,7 +334,7 @@ export class Supervisor implements RunningPlane {
     return true;
   }
 
-  /** Starts the controllers (the API server is ready) and waits until the plane is usable. */
+  /** Starts the controllers if they are not yet (the API server is ready) and waits until the plane is usable. */
   private async startControllers(deadline: number): Promise<boolean> {
     const ctl = this.controllers!;
     const logFile = this.controllersLayout.logFile;

@@ -83,7 +83,14 @@ export function grpcErrorText(err: ServiceError): string {
   return `${GrpcStatus[err.code] ?? err.code}: ${err.details || err.message}`;
 }
 
-const RECONNECT = { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 1_000 };
+/**
+ * The supervisor probes members it has just spawned on loopback every 50 ms;
+ * while one boots, its port refuses, and a backoff growing to grpc's usual
+ * second would keep the channel failing fast ("No connection established")
+ * for up to that long after the member listens. A reconnect every 100 ms to
+ * a local port costs nothing.
+ */
+const RECONNECT = { 'grpc.initial_reconnect_backoff_ms': 50, 'grpc.max_reconnect_backoff_ms': 100 };
 
 export class MemberClient {
   private readonly maintenance: MaintenanceStub;

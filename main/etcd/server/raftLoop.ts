@@ -45,6 +45,8 @@ const MAX_CYCLES_PER_TURN = 64;
 
 export interface PeerLinks extends PeerMembership {
   send(msgs: readonly Message[]): void;
+  /** True while a stream to the peer is up; without it every peer counts as reachable. */
+  isConnected?(id: MemberId): boolean;
 }
 
 export interface RaftLoopHooks extends ApplierHooks {
@@ -179,13 +181,18 @@ export class RaftLoop {
    * etcd's graceful-stop courtesy: a leader hands leadership to its most
    * up-to-date voter before stopping, so the cluster does not sit out an
    * election timeout. Resolves true once another member leads.
+   * Like etcd's longestConnected, only a voter we reach is a candidate; when
+   * its stream drops (it is stopping too, as under `pilothouse up`'s stop)
+   * the wait ends: no one is left to hand over to, and waiting out the
+   * timeout would only delay the stop.
    */
   async transferLeadership(timeoutMs: number): Promise<boolean> {
     if (!this.isLeader || this.stopped) return false;
-    const { node, localId } = this.o;
+    const { node, localId, peers } = this.o;
+    const reachable = (id: MemberId) => peers.isConnected?.(id) ?? true;
     let best: { id: MemberId; match: Index } | undefined;
     for (const [id, p] of node.status().progress) {
-      if (id === localId || p.isLearner) continue;
+      if (id === localId || p.isLearner || !reachable(id)) continue;
       if (!best || p.match > best.match) best = { id, match: p.match };
     }
     if (!best) return false;
@@ -195,6 +202,7 @@ export class RaftLoop {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline && !this.stopped) {
       if (this.lead !== 0n && this.lead !== localId) return true;
+      if (!reachable(best.id)) return false;
       await new Promise((r) => setTimeout(r, 10));
     }
     return false;

@@ -69,8 +69,18 @@ export function scanSegment(buf: Buffer, seed: number | undefined, onRecord: (r:
 /** The unit a disk persists atomically, at the least (etcd's minSectorSize). */
 export const SECTOR = 512;
 
+/**
+ * Compared a chunk at a time (a native memcmp): a restart checks the whole
+ * preallocated tail of the last segment, 64 MB of zeros, and a byte loop
+ * over it cost a member ~150 ms of its start.
+ */
+const ZEROS = new Uint8Array(64 * 1024);
+
 function allZero(buf: Uint8Array, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (buf[i] !== 0) return false;
+  for (let at = from; at < to; at += ZEROS.length) {
+    const n = Math.min(ZEROS.length, to - at);
+    if (Buffer.compare(buf.subarray(at, at + n), ZEROS.subarray(0, n)) !== 0) return false;
+  }
   return true;
 }
 
@@ -96,6 +106,10 @@ export function isTornTail(buf: Buffer, f: ScanFailure): boolean {
 
 /** Offset just past the last non-zero byte at or after `from` (or `from`). */
 export function endOfNonZero(buf: Uint8Array, from: number): number {
-  for (let i = buf.length; i > from; i--) if (buf[i - 1] !== 0) return i;
+  for (let hi = buf.length; hi > from; ) {
+    const lo = Math.max(from, hi - ZEROS.length);
+    if (!allZero(buf, lo, hi)) for (let i = hi; i > lo; i--) if (buf[i - 1] !== 0) return i;
+    hi = lo;
+  }
   return from;
 }
