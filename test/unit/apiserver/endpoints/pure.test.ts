@@ -3,7 +3,7 @@ import { negotiateOutput, outputContentType } from '../../../../main/apiserver/e
 import { goJsonError, bodyFormat } from '../../../../main/apiserver/endpoints/requestBody';
 import { finalizersFor } from '../../../../main/apiserver/endpoints/delete';
 import { watchTimeoutMs } from '../../../../main/apiserver/endpoints/watch';
-import { shouldDeleteDuringUpdate } from '../../../../main/apiserver/endpoints/updateLifecycle';
+import { shouldDeleteDuringUpdate } from '../../../../main/apiserver/registry/store/update';
 import { defaultManager } from '../../../../main/apiserver/endpoints/writeOptions';
 import { parseIncludeObject } from '../../../../main/apiserver/endpoints/table';
 import { StatusError } from '../../../../main/apiserver/api/status';
