@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { negotiateOutput, outputContentType } from '../../../../main/apiserver/endpoints/outputFormat';
 import { goJsonError, bodyFormat } from '../../../../main/apiserver/endpoints/requestBody';
-import { finalizersFor } from '../../../../main/apiserver/endpoints/delete';
+import { finalizersFor } from '../../../../main/apiserver/registry/store/delete';
 import { watchTimeoutMs } from '../../../../main/apiserver/endpoints/watch';
 import { shouldDeleteDuringUpdate } from '../../../../main/apiserver/registry/store/update';
 import { defaultManager } from '../../../../main/apiserver/endpoints/writeOptions';
