@@ -13,7 +13,8 @@ import { applyFieldValidation } from './decodeObject';
 import { ignoredPathsFor } from '../registry/store/managedFields';
 import { checkNameMatchesUrl } from '../registry/store/objectMeta';
 import type { ResourceScope } from '../registry/store/scope';
-import { updateObject } from './updateLifecycle';
+import { updateInStore } from '../registry/store/update';
+import { writeRequestOf } from './storeRequest';
 import type { FieldValidation } from './writeOptions';
 
 export interface ApplyOptions {
@@ -32,12 +33,10 @@ export async function applyPatch(ctx: RequestContext, scope: ResourceScope, body
   const appliedMeta = (applied.metadata ?? {}) as KObject['metadata'];
   if (appliedMeta.name !== undefined) checkNameMatchesUrl(applied as unknown as KObject, name);
   const strategy = sub === 'status' && scope.def.statusStrategy ? scope.def.statusStrategy : scope.def.strategy;
-  const r = await updateObject(ctx, scope, {
+  const r = await updateInStore(scope, {
+    ...writeRequestOf(ctx, opts, 'Apply'),
     name,
     strategy,
-    dryRun: opts.dryRun,
-    fieldManager: opts.fieldManager,
-    operation: 'Apply',
     allowCreate: sub === '',
     requireResourceVersion: false,
     updatedObject: (current) => {

@@ -2,7 +2,6 @@
 // field validation) → namespace from the URL → the store's create lifecycle
 // (registry/store/create.ts) → 201. dryRun=All runs everything but the write.
 
-import type { KObject } from '../../kube/object';
 import type { RequestContext } from '../server/context';
 import { createInStore } from '../registry/store/create';
 import { reconcileNamespace } from '../registry/store/objectMeta';
@@ -10,6 +9,7 @@ import type { ResourceScope } from '../registry/store/scope';
 import { decodeObject } from './decodeObject';
 import { negotiateOutput } from './outputFormat';
 import { writeCreated, writeOutput } from './read';
+import { writeRequestOf } from './storeRequest';
 import { parseWriteOptions } from './writeOptions';
 
 export async function createObject(ctx: RequestContext, scope: ResourceScope): Promise<void> {
@@ -17,29 +17,7 @@ export async function createObject(ctx: RequestContext, scope: ResourceScope): P
   const output = negotiateOutput(ctx.req.headers.accept, false);
   const obj = await ctx.trace.stage('decode', () => decodeObject(ctx, scope, opts.fieldValidation));
   reconcileNamespace(scope, obj, ctx.info.namespace);
-  const created = await createDecoded(ctx, scope, obj, opts.dryRun, opts.fieldManager, 'Update');
+  const created = await createInStore(scope, obj, writeRequestOf(ctx, opts, 'Update'));
   if (opts.dryRun) writeOutput(ctx, scope, output, 201, [created], {}, false);
   else writeCreated(ctx, scope, output, created);
-}
-
-/** The create lifecycle for an already decoded object, on behalf of this request (also used by PUT/apply that create). */
-export function createDecoded(
-  ctx: RequestContext,
-  scope: ResourceScope,
-  obj: KObject,
-  dryRun: boolean,
-  fieldManager: string,
-  operation: 'Update' | 'Apply',
-): Promise<KObject> {
-  return createInStore(scope, obj, {
-    user: ctx.user!,
-    namespace: ctx.info.namespace,
-    subresource: ctx.info.subresource,
-    dryRun,
-    fieldManager,
-    operation,
-    trace: ctx.trace,
-    warnings: ctx.warnings,
-    auditAnnotations: ctx.auditAnnotations,
-  });
 }

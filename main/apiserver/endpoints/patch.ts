@@ -23,7 +23,8 @@ import { writeOutput } from './read';
 import { readBody } from './requestBody';
 import { SCALE_KIND } from './scale';
 import type { ResourceScope } from '../registry/store/scope';
-import { updateObject } from './updateLifecycle';
+import { updateInStore } from '../registry/store/update';
+import { writeRequestOf } from './storeRequest';
 import { parseWriteOptions, type FieldValidation } from './writeOptions';
 
 /** kube lists the patch types in this order in its 415. */
@@ -51,12 +52,10 @@ export async function patchObject(ctx: RequestContext, scope: ResourceScope): Pr
 
   if (sub === 'scale' && scope.def.scale) {
     const scaleDef = scope.def.scale;
-    const r = await updateObject(ctx, scope, {
+    const r = await updateInStore(scope, {
+      ...writeRequestOf(ctx, opts, 'Update'),
       name,
       strategy: scope.def.strategy,
-      dryRun: opts.dryRun,
-      fieldManager: opts.fieldManager,
-      operation: 'Update',
       allowCreate: false,
       requireResourceVersion: false,
       updatedObject: (current) => {
@@ -74,12 +73,10 @@ export async function patchObject(ctx: RequestContext, scope: ResourceScope): Pr
 
   const strategy = sub === 'status' && scope.def.statusStrategy ? scope.def.statusStrategy : scope.def.strategy;
   const gvk = { group: scope.def.group, version: scope.def.version, kind: scope.def.kind };
-  const r = await updateObject(ctx, scope, {
+  const r = await updateInStore(scope, {
+    ...writeRequestOf(ctx, opts, 'Update'),
     name,
     strategy,
-    dryRun: opts.dryRun,
-    fieldManager: opts.fieldManager,
-    operation: 'Update',
     allowCreate: false,
     requireResourceVersion: false,
     updatedObject: (current) => applyOne(ctx, type, current!, body, messageForKind(scope.apiVersion, scope.def.kind), opts.fieldValidation, gvk),

@@ -9,7 +9,8 @@ import { checkNameMatchesUrl } from '../registry/store/objectMeta';
 import { negotiateOutput } from './outputFormat';
 import { writeOutput } from './read';
 import type { ResourceScope } from '../registry/store/scope';
-import { updateObject } from './updateLifecycle';
+import { updateInStore } from '../registry/store/update';
+import { writeRequestOf } from './storeRequest';
 import { parseWriteOptions } from './writeOptions';
 import { SCALE_KIND } from './scale';
 
@@ -22,12 +23,10 @@ export async function replaceObject(ctx: RequestContext, scope: ResourceScope): 
   if (sub === 'scale' && scope.def.scale) {
     const scale = await ctx.trace.stage('decode', () => decodeObject(ctx, scope, opts.fieldValidation, SCALE_KIND));
     checkNameMatchesUrl(scale, name);
-    const r = await updateObject(ctx, scope, {
+    const r = await updateInStore(scope, {
+      ...writeRequestOf(ctx, opts, 'Update'),
       name,
       strategy: scope.def.strategy,
-      dryRun: opts.dryRun,
-      fieldManager: opts.fieldManager,
-      operation: 'Update',
       allowCreate: false,
       requireResourceVersion: false,
       updatedObject: (current) => {
@@ -45,12 +44,10 @@ export async function replaceObject(ctx: RequestContext, scope: ResourceScope): 
   if (!strategy) throw badRequest(`the server could not find the requested resource`);
   const obj: KObject = await ctx.trace.stage('decode', () => decodeObject(ctx, scope, opts.fieldValidation));
   checkNameMatchesUrl(obj, name);
-  const r = await updateObject(ctx, scope, {
+  const r = await updateInStore(scope, {
+    ...writeRequestOf(ctx, opts, 'Update'),
     name,
     strategy,
-    dryRun: opts.dryRun,
-    fieldManager: opts.fieldManager,
-    operation: 'Update',
     allowCreate: sub === '' && strategy.allowCreateOnUpdate,
     requireResourceVersion: true,
     updatedObject: () => structuredClone(obj),

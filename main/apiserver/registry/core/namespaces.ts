@@ -41,7 +41,7 @@ const nsStrategy = simpleStrategy({
  * PUT namespaces/NAME/finalize (namespaceFinalizeStrategy): only
  * spec.finalizers changes; metadata, status and the rest of spec keep their
  * stored values. The update that empties both finalizer lists of a
- * Terminating namespace deletes it (updateLifecycle's shouldDeleteDuringUpdate).
+ * Terminating namespace deletes it (registry/store/update.ts, shouldDeleteDuringUpdate).
  */
 export const namespaceFinalizeStrategy: Strategy = {
   ...nsStrategy,

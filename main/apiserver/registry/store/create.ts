@@ -10,38 +10,18 @@
 
 import type { KObject } from '../../../kube/object';
 import { alreadyExists, failure, invalid } from '../../api/status';
-import type { UserInfo } from '../../authn/user';
 import { runMutating, runValidating } from '../../admission/run';
 import type { AdmissionAttributes } from '../../admission/interfaces';
-import { untraced, type StageRecorder } from '../../server/traceRecorder';
+import { untraced } from '../../server/traceRecorder';
 import { StorageError } from '../../storage/interface';
 import { recordManagedFields } from './managedFields';
 import { fillSystemFields, generateNameFrom, resourceVersionOnCreate } from './objectMeta';
 import { readable } from './readable';
 import { keyFor, strategyContext, type ResourceScope } from './scope';
 import { interpretStorageError } from './storageErrors';
+import type { WriteRequest } from './writeRequest';
 
 const GENERATE_NAME_RETRIES = 8;
-
-/** Who writes, and what the write reports back to its request (when there is one). */
-export interface WriteRequest {
-  user: UserInfo;
-  /** The request's namespace ('' for cluster-scoped or none). */
-  namespace: string;
-  /** The subresource written through ('' for the object itself). */
-  subresource?: string;
-  dryRun: boolean;
-  fieldManager: string;
-  operation: 'Update' | 'Apply';
-  /** The request's trace; untraced when absent. */
-  trace?: StageRecorder;
-  /** The request's `Warning: 299` texts and audit annotations; admission adds to them. */
-  warnings?: string[];
-  auditAnnotations?: Record<string, string>;
-}
-
-/** The user the server's own writes run as (kube's loopback client user). */
-export const SYSTEM_APISERVER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
 /** The create lifecycle for a decoded object; the created object as clients see it. */
 export async function createInStore(scope: ResourceScope, obj: KObject, req: WriteRequest): Promise<KObject> {

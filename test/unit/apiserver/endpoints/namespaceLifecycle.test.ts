@@ -9,7 +9,7 @@ import { StatusError } from '../../../../main/apiserver/api/status';
 import type { AdmissionAttributes } from '../../../../main/apiserver/admission/interfaces';
 import { apiResourceList } from '../../../../main/apiserver/discovery/legacyDiscovery';
 import { namespaceLifecycle } from '../../../../main/apiserver/admission/namespaceLifecycle';
-import { shouldDeleteDuringUpdate } from '../../../../main/apiserver/endpoints/updateLifecycle';
+import { shouldDeleteDuringUpdate } from '../../../../main/apiserver/registry/store/update';
 import { namespaceFinalizeStrategy, namespaces } from '../../../../main/apiserver/registry/core/namespaces';
 import { testContext } from '../registry/ctx';
 import { MemStorage } from '../registry/memStorage';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { negotiateOutput, outputContentType } from '../../../../main/apiserver/endpoints/outputFormat';
 import { goJsonError, bodyFormat } from '../../../../main/apiserver/endpoints/requestBody';
-import { finalizersFor } from '../../../../main/apiserver/endpoints/delete';
+import { finalizersFor } from '../../../../main/apiserver/registry/store/delete';
 import { watchTimeoutMs } from '../../../../main/apiserver/endpoints/watch';
-import { shouldDeleteDuringUpdate } from '../../../../main/apiserver/endpoints/updateLifecycle';
+import { shouldDeleteDuringUpdate } from '../../../../main/apiserver/registry/store/update';
 import { defaultManager } from '../../../../main/apiserver/endpoints/writeOptions';
 import { parseIncludeObject } from '../../../../main/apiserver/endpoints/table';
 import { StatusError } from '../../../../main/apiserver/api/status';

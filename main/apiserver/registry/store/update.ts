@@ -10,28 +10,27 @@
 // update (or for apply). An update that empties the finalizers of an object
 // being deleted deletes it (ShouldDeleteDuringUpdate).
 
-import type { KObject } from '../../kube/object';
-import { conflict, invalid, notFound } from '../api/status';
-import type { FinishFunc, Strategy } from '../registry/rest/resourceDef';
-import { StorageError } from '../storage/interface';
-import type { RequestContext } from '../server/context';
-import { runMutating, runValidating } from '../admission/run';
-import type { AdmissionAttributes } from '../admission/interfaces';
-import { createDecoded } from './create';
-import { recordManagedFields } from '../registry/store/managedFields';
-import { deepCopy, reconcileNamespace, resourceVersionRequired, setTypeMeta } from '../registry/store/objectMeta';
-import { readable } from '../registry/store/readable';
-import { keyFor, strategyContext, type ResourceScope } from '../registry/store/scope';
-import { specFinalizers } from './namespaceLifecycle';
-import { interpretStorageError } from '../registry/store/storageErrors';
+import type { KObject } from '../../../kube/object';
+import { conflict, invalid, notFound } from '../../api/status';
+import type { FinishFunc, Strategy } from '../rest/resourceDef';
+import { StorageError } from '../../storage/interface';
+import { untraced } from '../../server/traceRecorder';
+import { runMutating, runValidating } from '../../admission/run';
+import type { AdmissionAttributes } from '../../admission/interfaces';
+import { createInStore } from './create';
+import { recordManagedFields } from './managedFields';
+import { specFinalizers } from './namespaceDeletion';
+import { deepCopy, reconcileNamespace, resourceVersionRequired, setTypeMeta } from './objectMeta';
+import { readable } from './readable';
+import { keyFor, strategyContext, type ResourceScope } from './scope';
+import { interpretStorageError } from './storageErrors';
+import type { WriteRequest } from './writeRequest';
 
-export interface UpdateRequest {
+export interface UpdateRequest extends WriteRequest {
   name: string;
   /** The object to write, given the current one (undefined when it does not exist and creating is allowed). */
   updatedObject(current: KObject | undefined): Promise<KObject> | KObject;
   strategy: Strategy;
-  dryRun: boolean;
-  fieldManager: string;
   /** 'Apply' means managedFields were computed by server-side apply already. */
   operation: 'Update' | 'Apply';
   /** PUT: a missing object is created if the strategy allows it; apply: always. */
@@ -45,11 +44,14 @@ export interface UpdateResult {
   created: boolean;
 }
 
-export async function updateObject(ctx: RequestContext, scope: ResourceScope, req: UpdateRequest): Promise<UpdateResult> {
+/** The update lifecycle for one object; the object as clients see it, and whether the update created it. */
+export async function updateInStore(scope: ResourceScope, req: UpdateRequest): Promise<UpdateResult> {
   const { def, qr } = scope;
-  const namespace = ctx.info.namespace;
+  const namespace = req.namespace;
+  const subresource = req.subresource ?? '';
+  const trace = req.trace ?? untraced;
   const key = keyFor(scope, namespace, req.name);
-  const sctx = strategyContext(scope, ctx.user!, namespace, req.dryRun);
+  const sctx = strategyContext(scope, req.user, namespace, req.dryRun);
   let pendingFinish: FinishFunc | undefined;
   let deleteAfter = false;
 
@@ -60,24 +62,24 @@ export async function updateObject(ctx: RequestContext, scope: ResourceScope, re
     const obj = setTypeMeta(scope, await req.updatedObject(deepCopy(old)));
     reconcileNamespace(scope, obj, namespace);
     req.strategy.defaults(obj);
-    if (req.operation === 'Update') recordManagedFields(scope, old, obj, req.fieldManager, 'Update', ctx.info.subresource, scope.services.now());
+    if (req.operation === 'Update') recordManagedFields(scope, old, obj, req.fieldManager, 'Update', subresource, scope.services.now());
     const attrs: AdmissionAttributes = {
       operation: 'UPDATE',
       group: def.group,
       version: def.version,
       kind: def.kind,
       resource: def.resource,
-      subresource: ctx.info.subresource,
+      subresource,
       namespace,
       name: req.name,
-      user: ctx.user!,
+      user: req.user,
       dryRun: req.dryRun,
       object: obj,
       oldObject: old,
-      warnings: ctx.warnings,
-      auditAnnotations: ctx.auditAnnotations,
+      warnings: req.warnings ?? [],
+      auditAnnotations: req.auditAnnotations ?? {},
     };
-    await runMutating(scope.services.admission, attrs, ctx.trace);
+    await runMutating(scope.services.admission, attrs, trace);
     const newRV = obj.metadata.resourceVersion;
     if (!newRV) {
       if (req.requireResourceVersion && !req.strategy.allowUnconditionalUpdate) throw resourceVersionRequired(scope, req.name);
@@ -93,7 +95,7 @@ export async function updateObject(ctx: RequestContext, scope: ResourceScope, re
     if (old.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = old.metadata.deletionTimestamp;
     if (old.metadata.deletionGracePeriodSeconds !== undefined) obj.metadata.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
     if (req.strategy.beginUpdate) pendingFinish = await req.strategy.beginUpdate(obj, old, sctx);
-    await ctx.trace.stage(
+    await trace.stage(
       'validation',
       () => {
         const errs = req.strategy.validateUpdate(obj, old, sctx);
@@ -101,7 +103,7 @@ export async function updateObject(ctx: RequestContext, scope: ResourceScope, re
       },
       () => 'allow',
     );
-    await runValidating(scope.services.admission, attrs, ctx.trace);
+    await runValidating(scope.services.admission, attrs, trace);
     deleteAfter = shouldDeleteDuringUpdate(obj, old);
     return obj;
   };
@@ -111,11 +113,11 @@ export async function updateObject(ctx: RequestContext, scope: ResourceScope, re
     if (req.dryRun) {
       const current = await scope.storage.get(key);
       result = await compute(current);
-      ctx.trace.storage('dry-run');
+      trace.storage('dry-run');
     } else {
-      const before = await ctx.trace.stage('storage', () => scope.storage.guaranteedUpdate(key, undefined, compute));
+      const before = await trace.stage('storage', () => scope.storage.guaranteedUpdate(key, undefined, compute));
       result = before;
-      ctx.trace.storage('updated', result.metadata.resourceVersion);
+      trace.storage('updated', result.metadata.resourceVersion);
     }
     if (pendingFinish) await (pendingFinish as FinishFunc)(!req.dryRun);
     pendingFinish = undefined;
@@ -126,7 +128,7 @@ export async function updateObject(ctx: RequestContext, scope: ResourceScope, re
       const obj = setTypeMeta(scope, await req.updatedObject(undefined));
       reconcileNamespace(scope, obj, namespace);
       delete obj.metadata.resourceVersion;
-      const created = await createDecoded(ctx, scope, obj, req.dryRun, req.fieldManager, req.operation);
+      const created = await createInStore(scope, obj, req);
       return { object: created, created: true };
     }
     throw interpretStorageError(err, qr, req.name, 'update');
@@ -134,7 +136,7 @@ export async function updateObject(ctx: RequestContext, scope: ResourceScope, re
   if (deleteAfter && !req.dryRun) {
     try {
       const gone = await scope.storage.delete(key, { uid: result.metadata.uid });
-      ctx.trace.storage('deleted', gone.metadata.resourceVersion);
+      trace.storage('deleted', gone.metadata.resourceVersion);
       await def.strategy.afterDelete?.(gone, sctx);
     } catch (err) {
       if (!(err instanceof StorageError && err.code === 'KeyNotFound')) throw interpretStorageError(err, qr, req.name, 'delete');

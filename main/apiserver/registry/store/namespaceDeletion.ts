@@ -6,12 +6,12 @@
 // lists empty deletes it. The NamespaceLifecycle admission plugin is
 // main/apiserver/admission/namespaceLifecycle.ts.
 
-import type { KObject } from '../../kube/object';
-import type { RequestContext } from '../server/context';
-import { deepCopy, rfc3339 } from '../registry/store/objectMeta';
-import { readable } from '../registry/store/readable';
-import type { ResourceScope } from '../registry/store/scope';
-import { interpretStorageError } from '../registry/store/storageErrors';
+import type { KObject } from '../../../kube/object';
+import type { StageRecorder } from '../../server/traceRecorder';
+import { deepCopy, rfc3339 } from './objectMeta';
+import { readable } from './readable';
+import type { ResourceScope } from './scope';
+import { interpretStorageError } from './storageErrors';
 
 export function isNamespaceResource(def: { group: string; resource: string }): boolean {
   return def.group === '' && def.resource === 'namespaces';
@@ -29,7 +29,7 @@ export function specFinalizers(obj: KObject): string[] {
  * or the etcd delete decide), with the object as now stored.
  */
 export async function markNamespaceTerminating(
-  ctx: RequestContext,
+  trace: StageRecorder,
   scope: ResourceScope,
   key: string,
   current: KObject,
@@ -48,11 +48,11 @@ export async function markNamespaceTerminating(
     if (dryRun) ns = mark(current);
     else {
       try {
-        ns = await ctx.trace.stage('storage', () => scope.storage.guaranteedUpdate(key, undefined, (s) => (s.metadata.deletionTimestamp ? s : mark(s))));
+        ns = await trace.stage('storage', () => scope.storage.guaranteedUpdate(key, undefined, (s) => (s.metadata.deletionTimestamp ? s : mark(s))));
       } catch (err) {
         throw interpretStorageError(err, scope.qr, current.metadata.name ?? '', 'delete');
       }
-      ctx.trace.storage('terminating', ns.metadata.resourceVersion);
+      trace.storage('terminating', ns.metadata.resourceVersion);
     }
   }
   if (specFinalizers(ns).length > 0) return { pending: readable(scope, ns), current: ns };
