@@ -40,7 +40,7 @@ describe('registry store without a request', () => {
       updatedObject: (current) => ({ ...(current as KObject), data: { a: '2' } }),
     });
     expect(updated.created).toBe(false);
-    expect((updated.object as { data: Record<string, string> }).data).toEqual({ a: '2' });
+    expect((updated.object as unknown as { data: Record<string, string> }).data).toEqual({ a: '2' });
     expect(updated.object.metadata?.resourceVersion).not.toBe(rv);
 
     await expect(
