@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventually } from '../../support/waitFor.js';
+import { eventually } from '../../support/waitFor';
 
 describe('eventually', () => {
   it('resolves with the first truthy value the probe returns', async () => {
