@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { LocalCluster, type LocalClusterOptions } from '../../main/controlplane/localCluster';
 import type { Program } from '../../main/controlplane/program';
 import { endpointStatus, type EndpointStatus } from './etcdctl';
+import { eventually } from './waitFor';
 
 export type Impl = 'etcd' | 'pilothouse';
 
@@ -115,18 +116,19 @@ export async function reapClusters(): Promise<void> {
   for (const { dir } of live.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** Polls `endpoint status` until exactly one leader is known by all reachable endpoints. */
+/** The leader once exactly one leader is known by all reachable endpoints (`endpoint status`). */
 export async function waitForLeader(endpoints: string[], timeoutMs: number): Promise<EndpointStatus> {
-  const deadline = Date.now() + timeoutMs;
   let last: EndpointStatus[] = [];
-  while (Date.now() < deadline) {
-    last = await endpointStatus(endpoints);
-    const leaders = new Set(last.map((s) => s.leader));
-    const leaderRow = last.find((s) => s.memberId === s.leader);
-    if (last.length > 0 && leaders.size === 1 && leaderRow) return leaderRow;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no single leader within ${timeoutMs} ms: ${JSON.stringify(last)}`);
+  return eventually(
+    'a single leader',
+    async () => {
+      last = await endpointStatus(endpoints);
+      const leaders = new Set(last.map((s) => s.leader));
+      const leaderRow = last.find((s) => s.memberId === s.leader);
+      return last.length > 0 && leaders.size === 1 && leaderRow;
+    },
+    { timeoutMs, intervalMs: 100, detail: () => JSON.stringify(last) },
+  );
 }
 
 export function memberNameForEndpoint(tc: TestCluster, endpoint: string): string {

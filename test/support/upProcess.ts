@@ -12,6 +12,7 @@ import { CLI_JS } from './cluster';
 import { KUBECTL, run } from './apiserver';
 import { etcdctl } from './etcdctl';
 import type { CtlResult } from './etcdctl';
+import { eventually } from './waitFor';
 
 export interface UpRun {
   dir: string;
@@ -94,16 +95,15 @@ export function reapUps(): void {
   pids.clear();
 }
 
-/** Polls fn until it returns true; resolves with the elapsed ms, rejects after timeoutMs with the last detail. */
-export async function until(what: string, fn: () => Promise<boolean | string>, timeoutMs: number, t0 = Date.now()): Promise<number> {
-  const deadline = t0 + timeoutMs;
+/** Waits until fn returns true and resolves with the ms since t0; fn's string answers say why not yet, and the last one is in the timeout error. */
+export async function msUntil(what: string, fn: () => Promise<boolean | string>, timeoutMs: number, t0 = Date.now()): Promise<number> {
   let last: boolean | string = false;
-  for (;;) {
-    last = await fn();
-    if (last === true) return Date.now() - t0;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms (last: ${String(last)})`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  await eventually(what, async () => (last = await fn()) === true, {
+    timeoutMs: Math.max(1, t0 + timeoutMs - Date.now()),
+    intervalMs: 100,
+    detail: () => `last: ${String(last)}`,
+  });
+  return Date.now() - t0;
 }
 
 /** Lines of `kubectl get nodes --no-headers` whose STATUS is Ready. */

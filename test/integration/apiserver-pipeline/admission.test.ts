@@ -9,7 +9,7 @@
 
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiServerFlags, waitApiServerReady, type ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
 import { SupervisedProcess } from '../../../main/controlplane/supervisedProcess';
 import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type KubeClients } from '../../../main/client/kube';
@@ -19,6 +19,7 @@ import { apiServerLayout, writeKubeconfig } from '../../../main/controlplane/api
 import { apiRequest, apiServerTestProgram, KUBECTL, reapApiServers, run } from '../../support/apiserver';
 import { reapClusters, startTestCluster, type TestCluster } from '../../support/cluster';
 import type { CtlResult } from '../../support/etcdctl';
+import { eventually } from '../../support/waitFor';
 
 const PORT_BASE = 30300;
 const SECOND_PORT = 30310;
@@ -45,18 +46,6 @@ async function kubectlFails(...args: string[]): Promise<string> {
   return r.stderr;
 }
 const getJson = async <T>(...args: string[]): Promise<T> => JSON.parse(await kubectl(...args, '-o', 'json')) as T;
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  let last: unknown;
-  return vi.waitFor(async () => {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-  }, { timeout: timeoutMs, interval: 200 });
-}
 const apply = (yaml: string) => api.kubectl(['apply', '-f', '-'], { stdin: yaml }).then((r) => {
   if (r.code !== 0) throw new Error(`apply: ${r.stderr}`);
   return r.stdout;
@@ -214,7 +203,7 @@ describe('ResourceQuota', () => {
     const filled = await eventually('quota status', async () => {
       const q = await getJson<Quota>('get', 'quota', 'q', '-n', 'rq-test');
       return q.status?.used ? q : undefined;
-    });
+    }, { timeoutMs: 20_000, intervalMs: 200 });
     expect(filled.status).toEqual({ hard: { pods: '2', 'count/configmaps': '5' }, used: { pods: '0', 'count/configmaps': '1' } });
 
     await kubectl('run', 'p1', '--image=nginx', '-n', 'rq-test');
@@ -228,16 +217,16 @@ describe('ResourceQuota', () => {
     expect(describe).toMatch(/pods\s+2\s+2/);
 
     await kubectl('delete', 'pod', 'p1', '-n', 'rq-test');
-    await eventually('usage given back', async () => ((await getJson<Quota>('get', 'quota', 'q', '-n', 'rq-test')).status?.used?.pods === '1' ? true : undefined));
+    await eventually('usage given back', async () => ((await getJson<Quota>('get', 'quota', 'q', '-n', 'rq-test')).status?.used?.pods === '1' ? true : undefined), { timeoutMs: 20_000, intervalMs: 200 });
     await kubectl('run', 'p4', '--image=nginx', '-n', 'rq-test');
   }, 90_000);
 
   it('a quota on limits.cpu requires every container to state it', async () => {
     await kubectl('create', 'quota', 'compute', '--hard=limits.cpu=2', '-n', 'rq-test');
-    await eventually('compute quota status', async () => ((await getJson<Quota>('get', 'quota', 'compute', '-n', 'rq-test')).status?.used ? true : undefined));
+    await eventually('compute quota status', async () => ((await getJson<Quota>('get', 'quota', 'compute', '-n', 'rq-test')).status?.used ? true : undefined), { timeoutMs: 20_000, intervalMs: 200 });
     // The pods quota is full too; the constraint of the compute quota speaks first only if it comes first: delete a pod to leave room.
     await kubectl('delete', 'pod', 'p2', '-n', 'rq-test');
-    await eventually('usage given back', async () => ((await getJson<Quota>('get', 'quota', 'q', '-n', 'rq-test')).status?.used?.pods === '1' ? true : undefined));
+    await eventually('usage given back', async () => ((await getJson<Quota>('get', 'quota', 'q', '-n', 'rq-test')).status?.used?.pods === '1' ? true : undefined), { timeoutMs: 20_000, intervalMs: 200 });
     const refused = await kubectlFails('run', 'nginx', '--image=nginx', '-n', 'rq-test');
     expect(refused).toContain('pods "nginx" is forbidden: failed quota: compute: must specify limits.cpu for: nginx');
   }, 60_000);

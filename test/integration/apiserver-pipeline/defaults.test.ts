@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 import { CLI_JS } from '../../support/cluster';
-import { eventually } from '../controllers/managerControlPlane';
+import { eventually } from '../../support/waitFor';
 
 let api: TestApiServer;
 let manager: ChildProcess | undefined;
@@ -52,10 +52,10 @@ interface AuditEvent {
 describe('the API server as up runs it (secure by default)', () => {
   it('jane, bound to edit in default: creates there, is refused in kube-system with kube’s 403, and can-i agrees', async () => {
     expect(await ok('create', 'rolebinding', 'jane-edit', '--clusterrole=edit', '--user=jane', '-n', 'default')).toBe('rolebinding.rbac.authorization.k8s.io/jane-edit created\n');
-    await eventually(async () => {
+    await eventually('the aggregation controller to fill the edit role', async () => {
       const edit = JSON.parse(await ok('get', 'clusterrole', 'edit', '-o', 'json')) as { rules?: { resources?: string[] }[] };
       return edit.rules?.some((r) => r.resources?.includes('deployments'));
-    }, 90_000, 'the aggregation controller to fill the edit role');
+    }, { timeoutMs: 90_000, intervalMs: 200 });
 
     expect(await ok('--as', 'jane', 'create', 'deployment', 'web', '--image=nginx', '-n', 'default')).toBe('deployment.apps/web created\n');
     const denied = await api.kubectl(['--as', 'jane', 'create', 'deployment', 'web', '--image=nginx', '-n', 'kube-system']);

@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLeaf } from '../../../main/common/pki/certificates';
 import { componentKubeconfig } from '../../../main/common/pki/componentPki';
 import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig } from '../../../main/controlplane/apiserverLayout';
@@ -20,6 +20,9 @@ import { SupervisedProcess } from '../../../main/controlplane/supervisedProcess'
 import { CLI_JS, reapClusters, startTestCluster } from '../../support/cluster';
 import { KUBECTL, run } from '../../support/apiserver';
 import { ETCDCTL, type CtlResult } from '../../support/etcdctl';
+import { eventually } from '../../support/waitFor';
+
+const waitOpts = { intervalMs: 250, detail: () => `--- controllers\n${controllersLog.split('\n').slice(-30).join('\n')}\n--- apiserver\n${api.logTail(20)}` };
 
 const PORT_BASE = 30200;
 const PRIVATE = resolve(`test-results/rbac-${process.pid}`);
@@ -90,12 +93,6 @@ async function admin(args: string[], stdin?: string): Promise<string> {
   return r.stdout;
 }
 
-async function eventually(what: string, cond: () => Promise<boolean>, ms: number): Promise<void> {
-  await vi.waitFor(async () => {
-    if (!(await cond())) throw new Error(`timed out waiting for ${what}\n--- controllers\n${controllersLog.split('\n').slice(-30).join('\n')}\n--- apiserver\n${api.logTail(20)}`);
-  }, { timeout: ms, interval: 250 });
-}
-
 beforeAll(async () => {
   if (!existsSync(CLI_JS)) throw new Error('run npm run build first');
   cpSync(resolve(CLI_JS, '../..'), join(PRIVATE, 'out'), { recursive: true });
@@ -151,20 +148,16 @@ describe('RBAC under --authorization-mode=Node,RBAC', () => {
     controllers.stdout!.setEncoding('utf8').on('data', (d: string) => (controllersLog += d));
     controllers.stderr!.setEncoding('utf8').on('data', (d: string) => (controllersLog += d));
     // The aggregation controller fills edit from system:aggregate-to-edit.
-    await eventually(
-      'edit to be aggregated',
-      async () => {
+    await eventually('edit to be aggregated', async () => {
         const r = await api.kubectl(['get', 'clusterrole', 'edit', '-o', 'json']);
         return r.code === 0 && ((JSON.parse(r.stdout) as { rules?: unknown[] }).rules ?? []).length > 0;
-      },
-      90_000,
-    );
-    await eventually('3 Ready nodes', async () => (await admin(['get', 'nodes', '--no-headers'])).split('\n').filter((l) => / Ready /.test(l)).length === 3, 30_000);
+      }, { ...waitOpts, timeoutMs: 90_000 });
+    await eventually('3 Ready nodes', async () => (await admin(['get', 'nodes', '--no-headers'])).split('\n').filter((l) => / Ready /.test(l)).length === 3, { ...waitOpts, timeoutMs: 30_000 });
   }, 180_000);
 
   it('a user bound to edit creates a Deployment in default, is refused in kube-system, and the pods run', async () => {
     expect(await admin(['create', 'rolebinding', 'jane-edit', '--clusterrole=edit', '--user=jane', '-n', 'default'])).toBe('rolebinding.rbac.authorization.k8s.io/jane-edit created\n');
-    await eventually('jane to be allowed', async () => (await as('jane', ['auth', 'can-i', 'create', 'deployments'])).stdout.trim() === 'yes', 10_000);
+    await eventually('jane to be allowed', async () => (await as('jane', ['auth', 'can-i', 'create', 'deployments'])).stdout.trim() === 'yes', { ...waitOpts, timeoutMs: 10_000 });
     const ok = await as('jane', ['create', 'deployment', 'web', '--image=nginx', '--replicas=3']);
     expect([ok.code, ok.stdout, ok.stderr]).toEqual([0, 'deployment.apps/web created\n', '']);
     const denied = await as('jane', ['create', 'deployment', 'web', '--image=nginx', '-n', 'kube-system']);
@@ -180,19 +173,15 @@ describe('RBAC under --authorization-mode=Node,RBAC', () => {
     expect(rows[0]).toEqual(['Resources', 'Non-Resource URLs', 'Resource Names', 'Verbs']);
     expect(rows).toContainEqual(['deployments.apps', '[]', '[]', '[create update patch delete deletecollection get list watch]']);
     expect(rows).toContainEqual(['selfsubjectaccessreviews.authorization.k8s.io', '[]', '[]', '[create]']);
-    await eventually(
-      '3 Running pods of web',
-      async () => {
+    await eventually('3 Running pods of web', async () => {
         const pods = JSON.parse(await admin(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as { items: { status?: { phase?: string } }[] };
         return pods.items.filter((p) => p.status?.phase === 'Running').length === 3;
-      },
-      60_000,
-    );
+      }, { ...waitOpts, timeoutMs: 60_000 });
   }, 90_000);
 
   it('refuses escalation through roles and bindings with kube’s message', async () => {
     await admin(['create', 'rolebinding', 'bob-admin', '--clusterrole=admin', '--user=bob', '-n', 'default']);
-    await eventually('bob to be admin', async () => (await as('bob', ['auth', 'can-i', 'create', 'roles'])).stdout.trim() === 'yes', 10_000);
+    await eventually('bob to be admin', async () => (await as('bob', ['auth', 'can-i', 'create', 'roles'])).stdout.trim() === 'yes', { ...waitOpts, timeoutMs: 10_000 });
     const held = await as('bob', ['create', 'role', 'pod-reader', '--verb=get,list', '--resource=pods']);
     expect([held.code, held.stderr]).toEqual([0, '']);
     const esc = await as('bob', ['create', 'role', 'node-reader', '--verb=get', '--resource=nodes']);
@@ -214,7 +203,7 @@ describe('RBAC under --authorization-mode=Node,RBAC', () => {
     const before = await as('jane', ['auth', 'can-i', 'create', 'limitranges']);
     expect([before.code, before.stdout.trim()]).toEqual([1, 'no']);
     await admin(['apply', '-f', '-'], 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: limits-edit\n  labels:\n    rbac.authorization.k8s.io/aggregate-to-edit: "true"\nrules:\n- apiGroups: [""]\n  resources: ["limitranges"]\n  verbs: ["create"]\n');
-    await eventually('jane to be allowed to create limitranges', async () => (await as('jane', ['auth', 'can-i', 'create', 'limitranges'])).stdout.trim() === 'yes', 45_000);
+    await eventually('jane to be allowed to create limitranges', async () => (await as('jane', ['auth', 'can-i', 'create', 'limitranges'])).stdout.trim() === 'yes', { ...waitOpts, timeoutMs: 45_000 });
   }, 60_000);
 
   it('bootstrap roles are reconciled, not duplicated, across a restart (user additions and autoupdate=false kept)', async () => {

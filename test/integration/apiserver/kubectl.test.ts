@@ -8,8 +8,9 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBECTL, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
+import { eventually } from '../../support/waitFor';
 
 let api: TestApiServer;
 
@@ -119,9 +120,9 @@ describe('kubectl against pilothouse apiserver', () => {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     try {
-      await until(() => out.split('\n').filter((l) => l.startsWith('web')).length >= 1, 30_000, () => `initial line, got ${JSON.stringify(out)}`);
+      await eventually('the condition', () => out.split('\n').filter((l) => l.startsWith('web')).length >= 1, { timeoutMs: 30_000, intervalMs: 100, detail: () => `initial line, got ${JSON.stringify(out)}` });
       await ok(['scale', 'deploy', 'web', '--replicas=2']);
-      await until(() => out.split('\n').some((l) => /^web\s+0\/2\s/.test(l)), 30_000, () => `0/2 line, got ${JSON.stringify(out)}`);
+      await eventually('the condition', () => out.split('\n').some((l) => /^web\s+0\/2\s/.test(l)), { timeoutMs: 30_000, intervalMs: 100, detail: () => `0/2 line, got ${JSON.stringify(out)}` });
     } finally {
       child.kill('SIGKILL');
     }
@@ -183,8 +184,3 @@ describe('kubectl against pilothouse apiserver', () => {
   }, 60_000);
 });
 
-async function until(cond: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  await vi.waitFor(() => {
-    if (!cond()) throw new Error(`timed out waiting for ${what()}`);
-  }, { timeout: timeoutMs, interval: 100 });
-}

@@ -8,9 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { AppsV1Api, KubeConfig, makeInformer, type V1Deployment } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, PORTS_APISERVER, reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
 import { parseJsonWithBigIds } from '../../support/etcdctl';
+import { eventually } from '../../support/waitFor';
 
 let api: TestApiServer;
 let kc: KubeConfig;
@@ -31,12 +32,6 @@ async function ok(args: string[]): Promise<string> {
   return r.stdout;
 }
 
-async function until(cond: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  await vi.waitFor(() => {
-    if (!cond()) throw new Error(`timed out waiting for ${what()}`);
-  }, { timeout: timeoutMs, interval: 100 });
-}
-
 describe('watch', () => {
   it('the client-node informer follows kubectl, across an etcd leader kill and an API server restart', async () => {
     const apps = kc.makeApiClient(AppsV1Api);
@@ -53,33 +48,29 @@ describe('watch', () => {
     await informer.start();
     try {
       await ok(['create', 'deployment', 'one', '--image=nginx']);
-      await until(() => events.includes('ADDED one'), 20_000, () => `ADDED one in ${events}`);
+      await eventually('the informer', () => events.includes('ADDED one'), { timeoutMs: 20_000, intervalMs: 100, detail: () => `ADDED one in ${events}` });
       await ok(['scale', 'deploy', 'one', '--replicas=3']);
-      await until(() => events.includes('MODIFIED one 3'), 20_000, () => `MODIFIED one 3 in ${events}`);
+      await eventually('the informer', () => events.includes('MODIFIED one 3'), { timeoutMs: 20_000, intervalMs: 100, detail: () => `MODIFIED one 3 in ${events}` });
       await ok(['delete', 'deploy', 'one']);
-      await until(() => events.includes('DELETED one'), 20_000, () => `DELETED one in ${events}`);
+      await eventually('the informer', () => events.includes('DELETED one'), { timeoutMs: 20_000, intervalMs: 100, detail: () => `DELETED one in ${events}` });
 
       // kill -9 the etcd leader: the API server's etcd watch fails over, the informer sees on.
       const leader = await etcdLeaderName();
       api.tc.cluster.member(leader).kill('SIGKILL');
       await api.tc.cluster.member(leader).waitExit();
       await okRetry(['create', 'deployment', 'two', '--image=nginx'], 30_000);
-      await until(() => events.includes('ADDED two'), 30_000, () => `ADDED two in ${events}`);
+      await eventually('the informer', () => events.includes('ADDED two'), { timeoutMs: 30_000, intervalMs: 100, detail: () => `ADDED two in ${events}` });
       api.tc.cluster.member(leader).start();
 
       // Restart the API server: the informer's watch ends; it resumes (or relists after a 410).
       await api.restart();
       await okRetry(['create', 'deployment', 'three', '--image=nginx'], 30_000);
       await okRetry(['scale', 'deploy', 'two', '--replicas=2'], 30_000);
-      await until(() => events.includes('ADDED three') && events.includes('MODIFIED two 2'), 40_000, () => `ADDED three, MODIFIED two 2 in ${events}`);
+      await eventually('the informer', () => events.includes('ADDED three') && events.includes('MODIFIED two 2'), { timeoutMs: 40_000, intervalMs: 100, detail: () => `ADDED three, MODIFIED two 2 in ${events}` });
 
       const server = (await apiRequest(api.layout, 'GET', '/apis/apps/v1/namespaces/default/deployments')).json() as { items: V1Deployment[] };
       const want = server.items.map((d) => `${d.metadata!.name}@${d.metadata!.resourceVersion}`).sort();
-      await until(
-        () => JSON.stringify(informer.list('default').map((d) => `${d.metadata!.name}@${d.metadata!.resourceVersion}`).sort()) === JSON.stringify(want),
-        20_000,
-        () => `informer ${JSON.stringify(informer.list('default').map((d) => `${d.metadata!.name}@${d.metadata!.resourceVersion}`))} = server ${JSON.stringify(want)}`,
-      );
+      await eventually('the informer', () => JSON.stringify(informer.list('default').map((d) => `${d.metadata!.name}@${d.metadata!.resourceVersion}`).sort()) === JSON.stringify(want), { timeoutMs: 20_000, intervalMs: 100, detail: () => `informer ${JSON.stringify(informer.list('default').map((d) => `${d.metadata!.name}@${d.metadata!.resourceVersion}`))} = server ${JSON.stringify(want)}` });
       expect(want.map((w) => w.split('@')[0])).toEqual(['three', 'two']);
     } finally {
       stopped = true;

@@ -18,13 +18,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { formatExpiry } from '../../../main/cmd/certs';
 import { issueLeaf, leafRequestOf } from '../../../main/common/pki/certificates';
 import { writePair } from '../../../main/common/pki/clusterPki';
 import { expirationOf, pkiInventory } from '../../../main/common/pki/renewal';
 import { CLI_JS, reapClusters, startTestCluster } from '../../support/cluster';
 import { etcdctl } from '../../support/etcdctl';
+import { eventually } from '../../support/waitFor';
 
 const PORT_BASE = 22500;
 const ETCD_PORT_BASE = 22520;
@@ -48,12 +49,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  await vi.waitFor(async () => {
-    if (!(await cond())) throw new Error(`timed out waiting for ${what}`);
-  }, { timeout: timeoutMs, interval: 200 });
-}
-
 /** `up` with its API server and controllers, once the controllers wrote their kubeconfigs. */
 async function startUp(): Promise<UpRun> {
   const child = spawn(process.execPath, [CLI_JS, 'up', '--data-dir', dir, '--port-base', String(PORT_BASE)], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -66,9 +61,9 @@ async function startUp(): Promise<UpRun> {
   child.stdout!.setEncoding('utf8').on('data', collect);
   child.stderr!.setEncoding('utf8').on('data', collect);
   // The ready line: every component has written its files (the kubelets' identities, the audit log) by then.
-  await until(() => out.includes('pilothouse: control plane ready') || child.exitCode !== null, 120_000, `up to be ready: ${out}`);
+  await eventually(`up to be ready: ${out}`, () => out.includes('pilothouse: control plane ready') || child.exitCode !== null, { timeoutMs: 120_000, intervalMs: 200 });
   expect(out, out).toContain('pilothouse: control plane ready');
-  await until(() => ['scheduler.conf', 'controller-manager.conf', 'kubelet-node-1.conf'].every((f) => existsSync(join(dir, f))), 60_000, 'the component kubeconfigs');
+  await eventually('the component kubeconfigs', () => ['scheduler.conf', 'controller-manager.conf', 'kubelet-node-1.conf'].every((f) => existsSync(join(dir, f))), { timeoutMs: 60_000, intervalMs: 200 });
   return { child, output: () => out };
 }
 
@@ -128,7 +123,7 @@ describe('pilothouse certs on a running plane', () => {
 
   it('keeps every secret private on disk', async () => {
     run = await startUp();
-    await until(() => existsSync(join(dir, 'logs', 'audit.log')), 30_000, 'the audit log');
+    await eventually('the audit log', () => existsSync(join(dir, 'logs', 'audit.log')), { timeoutMs: 30_000, intervalMs: 200 });
     const dirs = [dir, join(dir, 'pki'), join(dir, 'pki', 'kube'), ...['m1', 'm2', 'm3'].flatMap((m) => [join(dir, m), join(dir, m, 'member'), join(dir, 'pki', m)])];
     for (const d of dirs) expect(mode(d), d).toBe('700');
     const keys = walk(join(dir, 'pki')).filter((f) => f.endsWith('.key'));
@@ -189,7 +184,7 @@ describe('pilothouse certs on a running plane', () => {
     const after = files.map(fileSerial);
 
     if (r.stdout.includes('restarting the components in turn')) {
-      await until(async () => JSON.stringify(await Promise.all(served.map((p) => servedSerial(p).catch(() => '')))) === JSON.stringify(after), 120_000, 'the components to restart');
+      await eventually('the components to restart', async () => JSON.stringify(await Promise.all(served.map((p) => servedSerial(p).catch(() => '')))) === JSON.stringify(after), { timeoutMs: 120_000, intervalMs: 200 });
     } else {
       expect(r.stdout).toContain('Done renewing certificates. You must restart');
       await stopUp(run);
@@ -202,7 +197,7 @@ describe('pilothouse certs on a running plane', () => {
     expect(health.status, health.out).toBe(0);
     expect(health.out.match(/is healthy/g)).toHaveLength(3);
     let ns = kubectl(['get', 'ns']);
-    await until(() => (ns = kubectl(['get', 'ns'])).status === 0, 60_000, `kubectl get ns: ${ns.stderr}`);
+    await eventually(`kubectl get ns: ${ns.stderr}`, () => (ns = kubectl(['get', 'ns'])).status === 0, { timeoutMs: 60_000, intervalMs: 200 });
     expect(ns.stdout).toMatch(/^default +Active/m);
     const nodes = kubectl(['get', 'nodes', '-o', 'name']);
     expect(nodes.stdout.trim().split('\n')).toEqual(['node/node-1', 'node/node-2', 'node/node-3']);

@@ -8,9 +8,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CLI_JS, PORTS } from '../../support/cluster';
 import { etcdctl } from '../../support/etcdctl';
+import { eventually } from '../../support/waitFor';
 
 interface UpRun {
   child: ChildProcess;
@@ -46,10 +47,10 @@ async function startUp(): Promise<UpRun> {
   const pids = [...out.matchAll(/m\d pid (\d+)/g)].map((m) => Number(m[1]));
   for (const p of pids) memberPids.add(p);
   // up also starts the API server once the members are ready; reap it too if up is SIGKILLed.
-  void until(() => /apiserver pid (\d+)/.test(out), 60_000)
+  void eventually('the condition', () => /apiserver pid (\d+)/.test(out), { timeoutMs: 60_000, intervalMs: 100 })
     .then(() => memberPids.add(Number(/apiserver pid (\d+)/.exec(out)![1])))
     .catch(() => {});
-  void until(() => /controllers pid (\d+)/.test(out), 90_000)
+  void eventually('the condition', () => /controllers pid (\d+)/.test(out), { timeoutMs: 90_000, intervalMs: 100 })
     .then(() => memberPids.add(Number(/controllers pid (\d+)/.exec(out)![1])))
     .catch(() => {});
   expect(out, `up output: ${out}`).toContain('pilothouse: cluster ready (3 members)');
@@ -63,12 +64,6 @@ async function stopUp(run: UpRun): Promise<number | null> {
   running.delete(run.child);
   if (code === 'timeout') throw new Error('pilothouse up did not exit within 25 s of SIGTERM');
   return code;
-}
-
-async function until(cond: () => boolean, timeoutMs: number): Promise<void> {
-  await vi.waitFor(() => {
-    if (!cond()) throw new Error('timed out');
-  }, { timeout: timeoutMs, interval: 100 });
 }
 
 function ctlWithEnvFile(args: string): { stdout: string; stderr: string; status: number | null } {
@@ -130,7 +125,7 @@ describe('pilothouse up', () => {
     expect(anonymous.stdout).toBe('');
 
     // The controllers follow the API server: 3 simulated nodes turn Ready, a deployment gets a Running pod.
-    await until(() => first.output().includes('pilothouse: controllers running'), 60_000);
+    await eventually('the condition', () => first.output().includes('pilothouse: controllers running'), { timeoutMs: 60_000, intervalMs: 100 });
     expect(first.output()).toMatch(/pilothouse: controllers running \(controllers pid \d+\): scheduler, controller manager and 3 simulated nodes/);
     const readyNodes = (s: string) => s.split('\n').filter((l) => /^\S+\s+Ready\s/.test(l)).length;
     const nodes = await kubectlUntil(['get', 'nodes', '--no-headers'], (s) => readyNodes(s) === 3, 60_000);

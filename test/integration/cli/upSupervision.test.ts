@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiServerLayout } from '../../../main/controlplane/apiserverLayout';
 import { apiRequest } from '../../support/apiserver';
-import { readyNodeCount, reapUps, startUp, until, type UpRun } from '../../support/upProcess';
+import { readyNodeCount, reapUps, msUntil, startUp, type UpRun } from '../../support/upProcess';
 
 const PORT_BASE = 22000;
 const BACK_WITHIN_MS = 5_000;
@@ -66,7 +66,7 @@ describe('pilothouse up supervision', () => {
     await up.waitFor(/pilothouse: apiserver exited \(signal SIGKILL\); restarting in 250 ms \(attempt 1\)\n/, 10_000, from);
     const api2 = Number((await up.waitFor(/pilothouse: apiserver restarted \(pid (\d+)\)\n/, 10_000, from))[1]);
     expect(api2).not.toBe(api);
-    const apiBack = await until('the API server serving after its kill', () => apiServes(up), 30_000, t0);
+    const apiBack = await msUntil('the API server serving after its kill', () => apiServes(up), 30_000, t0);
     console.log(`API server: kill -9 to serving again: ${apiBack} ms`);
     expect(apiBack).toBeLessThan(BACK_WITHIN_MS);
     expect(await kubectlWorks(up)).toBe(true);
@@ -79,7 +79,7 @@ describe('pilothouse up supervision', () => {
     await up.waitFor(/pilothouse: m2 exited \(signal SIGKILL\); restarting in 250 ms \(attempt 1\)\n/, 10_000, from);
     const m2b = Number((await up.waitFor(/pilothouse: m2 restarted \(pid (\d+)\)\n/, 10_000, from))[1]);
     expect(m2b).not.toBe(m2);
-    const memberBack = await until(
+    const memberBack = await msUntil(
       'm2 serving after its kill',
       async () => {
         // A short timeout: an attempt made while m2 waits for a leader must not hide the moment it serves.
@@ -105,7 +105,7 @@ describe('pilothouse up supervision', () => {
     const ctl2 = Number((await up.waitFor(/pilothouse: controllers restarted \(pid (\d+)\)\n/, 10_000, from))[1]);
     expect(ctl2).not.toBe(ctl);
     const heartbeatSince = Math.floor(killedAt.getTime() / 1000) * 1000;
-    const ctlBack = await until(
+    const ctlBack = await msUntil(
       'every node re-registered by the new controllers',
       async () => {
         const r = await up.kubectl(['get', 'nodes', '-o', 'json']);
@@ -120,7 +120,7 @@ describe('pilothouse up supervision', () => {
     console.log(`controllers: kill -9 to every node heartbeating again: ${ctlBack} ms`);
     expect(ctlBack).toBeLessThan(BACK_WITHIN_MS);
     // The killed leader never released its Leases: the new process takes them once they expire (leaseDuration 15 s, as kube's).
-    const leasesBack = await until(
+    const leasesBack = await msUntil(
       'the Leases held by the new controllers',
       async () => {
         const now = await leaseHolders(up);

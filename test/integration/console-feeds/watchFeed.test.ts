@@ -6,11 +6,12 @@
 
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3 } from 'etcd3';
 import type { BridgeEventName, BridgeEvents, EventSink, WatchEventRecord } from '../../../preload/contract';
 import { WatchFeed } from '../../../main/console/watchFeed';
 import { reapClusters, startTestCluster, type TestCluster } from '../../support/cluster';
+import { eventually } from '../../support/waitFor';
 
 const PORT_BASE = 28950;
 
@@ -22,14 +23,6 @@ class CollectingSink implements EventSink {
   get all(): WatchEventRecord[] {
     return this.batches.flat();
   }
-}
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  return vi.waitFor(() => {
-    const v = probe();
-    if (!v) throw new Error(`timed out waiting for ${what}`);
-    return v;
-  }, { timeout: timeoutMs, interval: 25 });
 }
 
 let tc: TestCluster;
@@ -61,7 +54,7 @@ describe('WatchFeed', () => {
       await client.put('/registry/configmaps/default/cfg').value(cm('two'));
       await client.put('plain-key').value('hello');
       await client.delete().key('/registry/configmaps/default/cfg');
-      const all = await until('four events', () => (sink.all.length >= 4 ? sink.all : undefined));
+      const all = await eventually('four events', () => (sink.all.length >= 4 ? sink.all : undefined), { timeoutMs: 10_000, intervalMs: 25 });
       expect(all.map((e) => [e.type, e.key])).toEqual([
         ['PUT', '/registry/configmaps/default/cfg'],
         ['PUT', '/registry/configmaps/default/cfg'],
@@ -93,7 +86,7 @@ describe('WatchFeed', () => {
     await feed.start();
     try {
       for (let i = 0; i < 8; i++) await client.put(`/ring/k`).value(`value-${i}-${'x'.repeat(20)}`);
-      await until('eight events', () => sink.all.length >= 8);
+      await eventually('eight events', () => sink.all.length >= 8, { timeoutMs: 10_000, intervalMs: 25 });
       const recent = feed.recent({ limit: 100 });
       expect(recent.map((e) => e.seq)).toEqual([4, 5, 6, 7, 8]);
       // The oldest kept record lost its cached value (budget 64 bytes) and is read back at its revision.
@@ -118,7 +111,7 @@ describe('WatchFeed', () => {
     await feed.start();
     try {
       await client.put('/paused/start').value('0');
-      await until('first event', () => sink.all.length >= 1);
+      await eventually('first event', () => sink.all.length >= 1, { timeoutMs: 10_000, intervalMs: 25 });
       // The watch is on m1 or m2: pausing each in turn pauses it once. Writes
       // go through m3 only (a client of a paused member would wait too).
       for (const name of ['m1', 'm2']) {
@@ -126,7 +119,7 @@ describe('WatchFeed', () => {
         process.kill(pid, 'SIGSTOP');
         try {
           await viaM3.put(`/paused/while-${name}`).value('1');
-          await until(`the write made while ${name} was paused`, () => sink.all.some((e) => e.key === `/paused/while-${name}`), 60_000);
+          await eventually(`the write made while ${name} was paused`, () => sink.all.some((e) => e.key === `/paused/while-${name}`), { timeoutMs: 60_000, intervalMs: 25 });
         } finally {
           process.kill(pid, 'SIGCONT');
         }
@@ -143,10 +136,10 @@ describe('WatchFeed', () => {
     await feed.start();
     try {
       await client.put('/survive/a').value('1');
-      await until('first event', () => sink.all.length >= 1);
+      await eventually('first event', () => sink.all.length >= 1, { timeoutMs: 10_000, intervalMs: 25 });
       tc.cluster.member('m1').kill('SIGKILL');
       for (let i = 0; i < 5; i++) await client.put(`/survive/b${i}`).value(String(i));
-      const all = await until('the last put', () => (sink.all.some((e) => e.key === '/survive/b4') ? sink.all : undefined), 20_000);
+      const all = await eventually('the last put', () => (sink.all.some((e) => e.key === '/survive/b4') ? sink.all : undefined), { timeoutMs: 20_000, intervalMs: 25 });
       // Every write is there, in revision order, none twice. (A client whose
       // member died may retry a put; that is a second write at a new revision.)
       expect([...new Set(all.map((e) => e.key))]).toEqual(['/survive/a', '/survive/b0', '/survive/b1', '/survive/b2', '/survive/b3', '/survive/b4']);

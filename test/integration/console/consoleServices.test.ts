@@ -13,11 +13,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BridgeEventName, BridgeEvents, EventSink, RestoreProgress, SnapshotProgress } from '../../../preload/contract';
 import { createConsoleServices, type ConsoleServices } from '../../../main/console/consoleServices';
 import { CLI_JS } from '../../support/cluster';
 import { etcdctl, parseJsonWithBigIds } from '../../support/etcdctl';
+import { eventually } from '../../support/waitFor';
 
 const PORT_BASE = 28500;
 
@@ -29,14 +30,6 @@ class Sink implements EventSink {
   of<E extends BridgeEventName>(name: E): BridgeEvents[E][] {
     return this.events.filter((e) => e.name === name).map((e) => e.payload as BridgeEvents[E]);
   }
-}
-
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  return vi.waitFor(async () => {
-    const v = await probe();
-    if (!v) throw new Error(`timed out waiting for ${what}`);
-    return v;
-  }, { timeout: timeoutMs, interval: 50 });
 }
 
 /** promise, or an error naming `what` once ms pass (so a hang says which step hung). */
@@ -123,10 +116,10 @@ describe('console services on an embedded control plane', () => {
     expect(sink.of('startupProgress').length).toBeGreaterThan(4);
     // The start resolves once every node is Ready and only then starts the nodes
     // feed, so the summary gains its nodes clause a moment later: wait for it.
-    const o = await until('healthy overview listing the 3 nodes', async () => {
+    const o = await eventually('healthy overview listing the 3 nodes', async () => {
       const x = await h().overview();
       return x.health === 'healthy' && x.nodes?.length === 3 && x;
-    });
+    }, { timeoutMs: 30_000, intervalMs: 50 });
     expect(o.summary).toMatch(/^healthy: 3\/3 members, leader m\d \(term \d+\), API server ready, 3\/3 nodes Ready$/);
     expect(o.clusterId).toMatch(/^[0-9a-f]{16}$/);
     expect(o.components.map((c) => [c.id, c.kind, c.state])).toEqual([
@@ -186,10 +179,10 @@ describe('console services on an embedded control plane', () => {
     const r = await kubectl(['get', 'namespaces', '-o', 'name']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('namespace/default');
-    const traces = await until('traces', async () => {
+    const traces = await eventually('traces', async () => {
       const t = await h().recentTraces({ limit: 100 });
       return t.some((x) => x.resource === 'namespaces' && x.verb === 'list') && t;
-    });
+    }, { timeoutMs: 30_000, intervalMs: 50 });
     expect(traces.find((x) => x.resource === 'namespaces' && x.verb === 'list')).toMatchObject({ decision: 'allowed', code: 200 });
     expect(await h().logComponents()).toContain('apiserver');
   });
@@ -198,7 +191,7 @@ describe('console services on an embedded control plane', () => {
     const t = await h().openTerminal({ cols: 200, rows: 40 });
     expect(t.missingTools).toEqual([]);
     await h().terminalInput({ id: t.id, data: 'etcdctl endpoint health 2>&1; kubectl get ns default -o name; exit\r' });
-    const exit = await until('terminal exit', () => sink.of('terminalExit').find((e) => e.id === t.id), 60_000);
+    const exit = await eventually('terminal exit', () => sink.of('terminalExit').find((e) => e.id === t.id), { timeoutMs: 60_000, intervalMs: 50 });
     const out = sink.of('terminalData').filter((d) => d.id === t.id).map((d) => d.data).join('');
     expect(exit.code).toBe(0);
     for (const m of svc.supervisor.layout) expect(out).toMatch(new RegExp(`${m.clientUrl.replace(/\./g, '\\.')} is healthy: successfully committed proposal`));
@@ -212,7 +205,7 @@ describe('console services on an embedded control plane', () => {
     // The command to run it by hand, with the V8 flags the supervisor gives it.
     expect(r.command).toMatch(new RegExp(`^kill -TERM ${before}; ELECTRON_RUN_AS_NODE=1 \\S+ --max-semi-space-size=32 \\S+/cli\\.js apiserver --etcd-servers=https://127\\.0\\.0\\.1:${PORT_BASE},`));
     notePids();
-    await until('API server ready again', async () => (await h().overview()).summary.includes('API server ready') && svc.supervisor.process('apiserver').state === 'running', 60_000);
+    await eventually('API server ready again', async () => (await h().overview()).summary.includes('API server ready') && svc.supervisor.process('apiserver').state === 'running', { timeoutMs: 60_000, intervalMs: 50 });
     expect((await kubectl(['get', 'ns', 'default', '-o', 'name'])).stdout.trim()).toBe('namespace/default');
     expect(await h().componentAction({ component: 'scheduler', action: 'stop' })).toEqual({ ok: false, message: 'no component scheduler', command: '' });
   }, 120_000);
@@ -222,15 +215,15 @@ describe('console services on an embedded control plane', () => {
     const client = etcdClient();
     try {
       await client.maintenance.alarm({ action: 'Activate', memberID: BigInt(`0x${m2.id}`).toString(), alarm: 'Nospace' });
-      const o = await until('alarm in the overview', async () => {
+      const o = await eventually('alarm in the overview', async () => {
         const x = await h().overview();
         return x.summary.includes('alarm NOSPACE on m2') && x;
-      }, 60_000);
+      }, { timeoutMs: 60_000, intervalMs: 50 });
       expect(o.health).toBe('degraded');
       expect(o.members.find((m) => m.name === 'm2')!.alarms).toEqual(['NOSPACE']);
       expect(o.members.find((m) => m.name === 'm1')!.alarms).toEqual([]);
       await client.maintenance.alarm({ action: 'Deactivate', memberID: BigInt(`0x${m2.id}`).toString(), alarm: 'Nospace' });
-      await until('alarm cleared', async () => (await h().overview()).health === 'healthy', 60_000);
+      await eventually('alarm cleared', async () => (await h().overview()).health === 'healthy', { timeoutMs: 60_000, intervalMs: 50 });
     } finally {
       client.close();
     }
@@ -243,16 +236,16 @@ describe('console services on an embedded control plane', () => {
     expect(paused).toEqual({ ok: true, message: `${follower.name} paused (SIGSTOP, pid ${pid})`, command: `kill -STOP ${pid}` });
     try {
       // the kernel state letter: T = stopped by a signal (delivered asynchronously)
-      await until('SIGSTOP delivered', () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] === 'T', 5_000);
-      const seen = await until('paused member unhealthy', async () => (await h().members()).find((m) => m.name === follower.name && !m.healthy));
+      await eventually('SIGSTOP delivered', () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] === 'T', { timeoutMs: 5_000, intervalMs: 50 });
+      const seen = await eventually('paused member unhealthy', async () => (await h().members()).find((m) => m.name === follower.name && !m.healthy), { timeoutMs: 30_000, intervalMs: 50 });
       expect(seen.process).toBe('paused');
       // the other two keep the quorum (waited for: on a loaded machine a probe of them may time out once)
-      await until('degraded with the other two healthy', async () => (await h().overview()).health === 'degraded');
+      await eventually('degraded with the other two healthy', async () => (await h().overview()).health === 'degraded', { timeoutMs: 30_000, intervalMs: 50 });
     } finally {
       const resumed = await h().memberAction({ member: follower.name, action: 'resume' });
       expect(resumed.command).toBe(`kill -CONT ${pid}`);
     }
-    await until('resumed member healthy', async () => (await h().members()).find((m) => m.name === follower.name && m.healthy));
+    await eventually('resumed member healthy', async () => (await h().members()).find((m) => m.name === follower.name && m.healthy), { timeoutMs: 30_000, intervalMs: 50 });
     expect(svc.supervisor.process(follower.name).pid).toBe(pid);
   }, 120_000);
 
@@ -260,8 +253,8 @@ describe('console services on an embedded control plane', () => {
     const proc = svc.supervisor.process('m3');
     const pid = proc.pid!;
     process.kill(pid, 'SIGKILL');
-    await until('m3 restarting', () => proc.state === 'restarting' || (proc.pid !== undefined && proc.pid !== pid));
-    await until('m3 running again', () => proc.state === 'running' && proc.pid !== pid, 60_000);
+    await eventually('m3 restarting', () => proc.state === 'restarting' || (proc.pid !== undefined && proc.pid !== pid), { timeoutMs: 30_000, intervalMs: 50 });
+    await eventually('m3 running again', () => proc.state === 'running' && proc.pid !== pid, { timeoutMs: 60_000, intervalMs: 50 });
     notePids();
     const status = proc.status();
     const m3log = (await h().logs({ component: 'm3', limit: 60 })).map((l) => `${l.at} ${l.stream} ${l.text.slice(0, 160)}`).join('\n');
@@ -282,23 +275,23 @@ describe('console services on an embedded control plane', () => {
       });
       return r.split('\n').filter((l) => /^\S+\s+Ready\s/.test(l)).length === 3;
     };
-    await until('3 Ready nodes', readyNodes, 60_000);
+    await eventually('3 Ready nodes', readyNodes, { timeoutMs: 60_000, intervalMs: 50 });
     const proc = svc.supervisor.process('controllers');
     expect(proc.state).toBe('running');
     const pid = proc.pid!;
     process.kill(pid, 'SIGKILL');
-    await until('controllers crashed and restarting', () => proc.state === 'restarting' || (proc.pid !== undefined && proc.pid !== pid));
-    await until('controllers running again', () => proc.state === 'running' && proc.pid !== pid, 60_000);
+    await eventually('controllers crashed and restarting', () => proc.state === 'restarting' || (proc.pid !== undefined && proc.pid !== pid), { timeoutMs: 30_000, intervalMs: 50 });
+    await eventually('controllers running again', () => proc.state === 'running' && proc.pid !== pid, { timeoutMs: 60_000, intervalMs: 50 });
     notePids();
     expect(proc.status().restarts).toBeGreaterThanOrEqual(1);
     expect(proc.status().lastExit).toMatchObject({ code: null, signal: 'SIGKILL' });
     expect((await h().logs({ component: 'controllers', search: 'crashed; restart 1' })).length).toBe(1);
     expect((await h().overview()).components.find((c) => c.id === 'controllers')?.state).toBe('running');
-    await until('3 Ready nodes after the restart', readyNodes, 60_000);
+    await eventually('3 Ready nodes after the restart', readyNodes, { timeoutMs: 60_000, intervalMs: 50 });
   }, 180_000);
 
   it('kill-the-leader: a new leader at a higher term, a positive failover time, the old leader restarted', async () => {
-    await until('healthy', async () => (await h().overview()).health === 'healthy');
+    await eventually('healthy', async () => (await h().overview()).health === 'healthy', { timeoutMs: 30_000, intervalMs: 50 });
     const r = await h().killLeaderExperiment();
     console.log(`failover: ${JSON.stringify(r)}`);
     expect(r.newLeader).not.toBe(r.killed);
@@ -308,7 +301,7 @@ describe('console services on an embedded control plane', () => {
     notePids();
     const killed = svc.supervisor.process(r.killed);
     expect(killed.status().lastExit?.signal).toBe('SIGKILL');
-    await until('killed member healthy again', async () => (await h().members()).find((m) => m.name === r.killed && m.healthy), 60_000);
+    await eventually('killed member healthy again', async () => (await h().members()).find((m) => m.name === r.killed && m.healthy), { timeoutMs: 60_000, intervalMs: 50 });
     const events = await h().leaderTimeline();
     const lost = [...events].reverse().find((e) => e.kind === 'lost');
     const elected = [...events].reverse().find((e) => e.kind === 'elected');
@@ -320,7 +313,7 @@ describe('console services on an embedded control plane', () => {
   }, 120_000);
 
   it('make-leader moves leadership with MoveLeader sent to the leader; defrag runs on one member', async () => {
-    await until('healthy', async () => (await h().overview()).health === 'healthy', 60_000);
+    await eventually('healthy', async () => (await h().overview()).health === 'healthy', { timeoutMs: 60_000, intervalMs: 50 });
     const members = await h().members();
     const leader = members.find((m) => m.isLeader)!;
     const target = members.find((m) => !m.isLeader)!;
@@ -330,7 +323,7 @@ describe('console services on an embedded control plane', () => {
       message: `Leadership transferred from ${leader.id} to ${target.id}`,
       command: `etcdctl --endpoints=${leader.endpoint} move-leader ${target.id}`,
     });
-    await until('target leads', async () => (await h().members()).find((m) => m.name === target.name && m.isLeader));
+    await eventually('target leads', async () => (await h().members()).find((m) => m.name === target.name && m.isLeader), { timeoutMs: 30_000, intervalMs: 50 });
     const again = await h().memberAction({ member: target.name, action: 'make-leader' });
     expect(again.ok).toBe(false);
     expect(again.message).toBe(`${target.name} is already the leader`);
@@ -344,7 +337,7 @@ describe('console services on an embedded control plane', () => {
       for (let i = 0; i < 20; i++) await client.put(`/snap/k${i}`).value(`v${i}`);
       const before = await h().overview();
       const { jobId } = await h().takeSnapshot();
-      const done = await until('snapshot done', () => sink.of('snapshotProgress').find((p: SnapshotProgress) => p.jobId === jobId && p.state !== 'running'));
+      const done = await eventually('snapshot done', () => sink.of('snapshotProgress').find((p: SnapshotProgress) => p.jobId === jobId && p.state !== 'running'), { timeoutMs: 30_000, intervalMs: 50 });
       expect(done.state).toBe('done');
       expect(done.bytes).toBe(done.totalBytes);
       expect(done.bytes % 512).toBe(32);
@@ -359,11 +352,7 @@ describe('console services on an embedded control plane', () => {
       await client.put('/snap/after').value('not in the snapshot');
       await client.delete().key('/snap/k0');
       expect(await h().restoreSnapshot({ name: snap.name })).toEqual({ started: true });
-      const finished = await until(
-        'restore finished',
-        () => sink.of('restoreProgress').find((p: RestoreProgress) => p.state === 'failed' || (p.step === 'healthy' && p.state === 'done')),
-        200_000,
-      );
+      const finished = await eventually('restore finished', () => sink.of('restoreProgress').find((p: RestoreProgress) => p.state === 'failed' || (p.step === 'healthy' && p.state === 'done')), { timeoutMs: 200_000, intervalMs: 50 });
       const restoreEvents = sink.events.filter((e) => e.name === 'restoreProgress');
       console.log(`restore: ${restoreEvents.filter((e) => (e.payload as RestoreProgress).detail === undefined || (e.payload as RestoreProgress).state !== 'running' || (e.payload as RestoreProgress).step !== 'healthy').map((e) => `${(e.payload as RestoreProgress).step}:${(e.payload as RestoreProgress).state} +${e.at - restoreEvents[0]!.at}ms`).join(', ')}`);
       expect(finished).toMatchObject({ state: 'done' });
@@ -389,14 +378,14 @@ describe('console services on an embedded control plane', () => {
     } finally {
       fresh.close();
     }
-    const o = await until('new cluster id in the overview', async () => {
+    const o = await eventually('new cluster id in the overview', async () => {
       await h().members();
       const x = await h().overview();
       return x.health === 'healthy' && x;
-    });
+    }, { timeoutMs: 30_000, intervalMs: 50 });
     expect(o.clusterId).toBe(sink.of('restoreProgress').at(-1)!.clusterId);
     // the API server was restarted with the members and serves the restored cluster
-    await until('API server ready after restore', async () => (await kubectl(['get', 'ns', 'default', '-o', 'name'])).stdout.trim() === 'namespace/default', 60_000);
+    await eventually('API server ready after restore', async () => (await kubectl(['get', 'ns', 'default', '-o', 'name'])).stdout.trim() === 'namespace/default', { timeoutMs: 60_000, intervalMs: 50 });
   }, 300_000);
 
   it('dispose stops every member it started', async () => {

@@ -5,7 +5,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapApiServers } from '../../support/apiserver';
-import { eventually, startManagerControlPlane, type ManagerControlPlane } from './managerControlPlane';
+import { startManagerControlPlane, type ManagerControlPlane } from './managerControlPlane';
+import { eventually } from '../../support/waitFor';
 
 const PORT_BASE = 29400;
 
@@ -137,30 +138,30 @@ describe('deployment controller with kubectl', () => {
     const pods = running((await cp.getJson<List>('get', 'pods', '-l', 'app=web')).items);
     expect(pods).toHaveLength(3);
     await cp.kubectl('delete', 'pod', pods[0].metadata.name, '--wait=false');
-    await eventually(async () => {
+    await eventually('a replacement pod', async () => {
       const now = running((await cp.getJson<List>('get', 'pods', '-l', 'app=web')).items);
       return now.length === 3 && !now.some((p) => p.metadata.name === pods[0].metadata.name);
-    }, 20_000, 'a replacement pod');
+    }, { timeoutMs: 20_000, intervalMs: 200 });
 
     await cp.kubectl('scale', 'deployment/web', '--replicas=5');
     await cp.kubectl('rollout', 'status', 'deployment/web', '--timeout=30s');
     expect(running((await cp.getJson<List>('get', 'pods', '-l', 'app=web')).items)).toHaveLength(5);
     await cp.kubectl('scale', 'deployment/web', '--replicas=1');
-    await eventually(async () => {
+    await eventually('scale down to 1', async () => {
       const d = await cp.getJson<Obj>('get', 'deployment', 'web');
       const left = (await cp.getJson<List>('get', 'pods', '-l', 'app=web')).items;
       return d.status?.replicas === 1 && d.status.availableReplicas === 1 && left.length === 1;
-    }, 30_000, 'scale down to 1');
+    }, { timeoutMs: 30_000, intervalMs: 200 });
   }, 90_000);
 
   it('kubectl delete deployment (background) removes its ReplicaSets and pods', async () => {
     const d = await cp.getJson<Obj>('get', 'deployment', 'web');
     await cp.kubectl('delete', 'deployment', 'web');
-    await eventually(async () => {
+    await eventually('ReplicaSets and pods of web gone', async () => {
       const rs = owned((await cp.getJson<List>('get', 'rs')).items, d.metadata.uid);
       const pods = (await cp.getJson<List>('get', 'pods', '-l', 'app=web')).items;
       return rs.length === 0 && pods.length === 0;
-    }, 30_000, 'ReplicaSets and pods of web gone');
+    }, { timeoutMs: 30_000, intervalMs: 200 });
   }, 60_000);
 
   it('foreground: the deployment stays (with foregroundDeletion) until its ReplicaSet and pods are gone', async () => {
@@ -187,7 +188,7 @@ describe('deployment controller with kubectl', () => {
     ];
     try {
       await cp.kubectl('delete', 'deployment', 'fg', '--cascade=foreground', '--wait=false');
-      await eventually(async () => deleted.has('deployment'), 30_000, 'deployment fg gone');
+      await eventually('deployment fg gone', async () => deleted.has('deployment'), { timeoutMs: 30_000, intervalMs: 200 });
     } finally {
       for (const w of watches) w.stop();
     }
@@ -202,10 +203,10 @@ describe('deployment controller with kubectl', () => {
     await cp.api.kubectl(['apply', '-f', '-'], { stdin: deploymentYaml('orph', 2, 'nginx') });
     await cp.kubectl('rollout', 'status', 'deployment/orph', '--timeout=30s');
     await cp.kubectl('delete', 'deployment', 'orph', '--cascade=orphan');
-    const rs = await eventually(async () => {
+    const rs = await eventually('orphaned ReplicaSet', async () => {
       const items = (await cp.getJson<List>('get', 'rs', '-l', 'app=orph')).items;
       return items.length === 1 && !items[0].metadata.ownerReferences?.length ? items[0] : undefined;
-    }, 20_000, 'orphaned ReplicaSet');
+    }, { timeoutMs: 20_000, intervalMs: 200 });
     expect(rs.spec.replicas).toBe(2);
     // The ReplicaSet keeps managing its pods.
     expect(owned((await cp.getJson<List>('get', 'pods', '-l', 'app=orph')).items, rs.metadata.uid)).toHaveLength(2);

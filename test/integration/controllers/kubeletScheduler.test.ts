@@ -6,11 +6,14 @@
 // deleted pod is stopped by its kubelet and goes away. Ports 29200–29206.
 
 import { setMaxListeners } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/client/kube';
 import { startScheduler } from '../../../main/controllers/scheduler';
 import { startKubelets } from '../../../main/controllers/kubelet';
 import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
+import { eventually } from '../../support/waitFor';
+
+const waitOpts = { intervalMs: 100, detail: () => logs.slice(-20).join('\n') };
 
 let api: TestApiServer;
 let clients: KubeClients;
@@ -43,19 +46,6 @@ async function kubectl(...args: string[]): Promise<string> {
   return r.stdout;
 }
 
-async function eventually<T>(fn: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
-  let last: unknown;
-  return vi.waitFor(async () => {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${logs.slice(-20).join('\n')}`);
-  }, { timeout: ms, interval: 100 });
-}
-
 interface PodJson {
   metadata: { name: string; deletionTimestamp?: string };
   spec: { nodeName?: string };
@@ -80,10 +70,10 @@ afterAll(async () => {
 
 describe('scheduler + simulated kubelets', () => {
   it('registers 3 Ready nodes with kubelet v1.32.0 and their Leases', async () => {
-    const out = await eventually(async () => {
+    const out = await eventually('3 Ready nodes', async () => {
       const o = await kubectl('get', 'nodes', '--no-headers');
       return o.split('\n').filter((l) => / Ready /.test(l)).length === 3 && o;
-    }, 15_000, '3 Ready nodes');
+    }, { ...waitOpts, timeoutMs: 15_000 });
     expect(out).toMatch(/node-1\s+Ready\s+<none>\s+\S+\s+v1\.32\.0/);
     const leases = await kubectl('get', 'leases', '-n', 'kube-node-lease', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.spec.holderIdentity} {.spec.leaseDurationSeconds}{"\\n"}{end}');
     expect(leases.trim().split('\n').sort()).toEqual(['node-1 node-1 40', 'node-2 node-2 40', 'node-3 node-3 40']);
@@ -96,10 +86,10 @@ describe('scheduler + simulated kubelets', () => {
     const r = await api.kubectl(['apply', '-f', '-'], { stdin: manifest });
     expect(r.code, r.stderr).toBe(0);
     const t0 = Date.now();
-    const running = await eventually(async () => {
+    const running = await eventually('3 pods Running', async () => {
       const ps = await pods('app=web');
       return ps.length === 3 && ps.every((p) => p.status.phase === 'Running') && ps;
-    }, 5_000, '3 pods Running');
+    }, { ...waitOpts, timeoutMs: 5_000 });
     expect(Date.now() - t0).toBeLessThan(5_000);
     for (const p of running) {
       expect(p.spec.nodeName).toMatch(/^node-[123]$/);
@@ -110,10 +100,10 @@ describe('scheduler + simulated kubelets', () => {
     }
     // Three equal pods on three empty nodes: least-allocated scoring puts one on each.
     expect(new Set(running.map((p) => p.spec.nodeName)).size).toBe(3);
-    const d = await eventually(async () => {
+    const d = await eventually('describe shows Started', async () => {
       const text = await kubectl('describe', 'pod', 'web-1');
       return /Started\s+\S+\s+kubelet\s+Started container nginx/.test(text) && text;
-    }, 5_000, 'describe shows Started');
+    }, { ...waitOpts, timeoutMs: 5_000 });
     const node = running.find((p) => p.metadata.name === 'web-1')!.spec.nodeName!;
     expect(d).toMatch(new RegExp(`Scheduled\\s+\\S+\\s+default-scheduler\\s+Successfully assigned default/web-1 to ${node}`));
     expect(d).toMatch(/Pulling\s+\S+\s+kubelet\s+Pulling image "nginx"/);
@@ -130,16 +120,16 @@ describe('scheduler + simulated kubelets', () => {
     const r = await api.kubectl(['run', 'huge', '--image=nginx', '--overrides={"spec":{"containers":[{"name":"huge","image":"nginx","resources":{"requests":{"cpu":"64"}}}]}}']);
     expect(r.code, r.stderr).toBe(0);
     const msg = '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..';
-    const pod = await eventually(async () => {
+    const pod = await eventually('PodScheduled=False', async () => {
       const p = JSON.parse(await kubectl('get', 'pod', 'huge', '-o', 'json')) as PodJson;
       return p.status.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False') && p;
-    }, 10_000, 'PodScheduled=False');
+    }, { ...waitOpts, timeoutMs: 10_000 });
     expect(pod.status.phase).toBe('Pending');
     expect(pod.status.conditions?.find((c) => c.type === 'PodScheduled')).toMatchObject({ reason: 'Unschedulable', message: msg });
-    const d = await eventually(async () => {
+    const d = await eventually('FailedScheduling event', async () => {
       const text = await kubectl('describe', 'pod', 'huge');
       return text.includes('FailedScheduling') && text;
-    }, 5_000, 'FailedScheduling event');
+    }, { ...waitOpts, timeoutMs: 5_000 });
     expect(d).toMatch(/Warning\s+FailedScheduling\s+\S+\s+default-scheduler\s+0\/3 nodes are available: 3 Insufficient cpu\. preemption: 0\/3 nodes are available: 3 No preemption victims found for incoming pod\.\./);
     await kubectl('delete', 'pod', 'huge', '--wait=false');
   }, 30_000);

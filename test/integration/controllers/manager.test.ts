@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapApiServers } from '../../support/apiserver';
-import { eventually, startManagerControlPlane, type ManagerControlPlane } from './managerControlPlane';
+import { startManagerControlPlane, type ManagerControlPlane } from './managerControlPlane';
+import { eventually } from '../../support/waitFor';
 
 const PORT_BASE = 29600;
 
@@ -30,9 +31,9 @@ interface Endpoints {
 describe('controller manager', () => {
   it('a new namespace gets a default ServiceAccount, and gets it back when it is deleted', async () => {
     await cp.kubectl('create', 'namespace', 'team-a');
-    await eventually(async () => (await cp.api.kubectl(['get', 'serviceaccount', 'default', '-n', 'team-a'])).code === 0, 15_000, 'default ServiceAccount');
+    await eventually('default ServiceAccount', async () => (await cp.api.kubectl(['get', 'serviceaccount', 'default', '-n', 'team-a'])).code === 0, { timeoutMs: 15_000, intervalMs: 200 });
     await cp.kubectl('delete', 'serviceaccount', 'default', '-n', 'team-a');
-    await eventually(async () => (await cp.api.kubectl(['get', 'serviceaccount', 'default', '-n', 'team-a'])).code === 0, 15_000, 'default ServiceAccount recreated');
+    await eventually('default ServiceAccount recreated', async () => (await cp.api.kubectl(['get', 'serviceaccount', 'default', '-n', 'team-a'])).code === 0, { timeoutMs: 15_000, intervalMs: 200 });
   }, 40_000);
 
   it('every namespace gets kube-root-ca.crt holding the cluster CA; an edited or deleted one is put back', async () => {
@@ -42,11 +43,11 @@ describe('controller manager', () => {
       const r = await cp.api.kubectl(['get', 'configmap', 'kube-root-ca.crt', '-n', 'team-ca', '-o', 'json']);
       return r.code === 0 ? (JSON.parse(r.stdout) as { data?: Record<string, string> }).data?.['ca.crt'] : undefined;
     };
-    await eventually(async () => (await caOf()) === ca, 15_000, 'kube-root-ca.crt');
+    await eventually('kube-root-ca.crt', async () => (await caOf()) === ca, { timeoutMs: 15_000, intervalMs: 200 });
     await cp.kubectl('patch', 'configmap', 'kube-root-ca.crt', '-n', 'team-ca', '--type=merge', '-p', '{"data":{"ca.crt":"tampered"}}');
-    await eventually(async () => (await caOf()) === ca, 15_000, 'kube-root-ca.crt restored');
+    await eventually('kube-root-ca.crt restored', async () => (await caOf()) === ca, { timeoutMs: 15_000, intervalMs: 200 });
     await cp.kubectl('delete', 'configmap', 'kube-root-ca.crt', '-n', 'team-ca');
-    await eventually(async () => (await caOf()) === ca, 15_000, 'kube-root-ca.crt recreated');
+    await eventually('kube-root-ca.crt recreated', async () => (await caOf()) === ca, { timeoutMs: 15_000, intervalMs: 200 });
   }, 60_000);
 
   it('kubectl delete ns waits while the namespace is Terminating; creates in it are refused; the controller empties and finalizes it', async () => {
@@ -67,10 +68,10 @@ describe('controller manager', () => {
     expect(refused.stderr).toContain('error: failed to create configmap: configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated');
 
     // The controller deletes the content and removes the `kubernetes` finalizer.
-    await eventually(async () => {
+    await eventually('spec.finalizers emptied by the namespace controller', async () => {
       const cur = await cp.getJson<{ spec?: { finalizers?: string[] } }>('get', 'namespace', 'doomed');
       return (cur.spec?.finalizers ?? []).length === 0;
-    }, 30_000, 'spec.finalizers emptied by the namespace controller');
+    }, { timeoutMs: 30_000, intervalMs: 200 });
     expect((await cp.api.kubectl(['get', 'configmap', 'keep', '-n', 'doomed'])).stderr).toContain('configmaps "keep" not found');
 
     const waiting = cp.api.kubectl(['delete', 'namespace', 'doomed', '--timeout=60s'], { timeoutMs: 70_000 });
@@ -119,10 +120,10 @@ spec:
     const r = await cp.api.kubectl(['apply', '-f', '-'], { stdin: manifest });
     expect(r.code, r.stderr).toBe(0);
     await cp.kubectl('rollout', 'status', 'deployment/echo', '--timeout=30s');
-    const ep = await eventually(async () => {
+    const ep = await eventually('two ready addresses', async () => {
       const e = await cp.getJson<Endpoints>('get', 'endpoints', 'echo');
       return e.subsets?.[0]?.addresses?.length === 2 ? e : undefined;
-    }, 20_000, 'two ready addresses');
+    }, { timeoutMs: 20_000, intervalMs: 200 });
     expect(ep.metadata.labels).toEqual({ team: 'a' });
     expect(ep.subsets).toHaveLength(1);
     expect(ep.subsets![0].ports).toEqual([{ name: 'http', port: 8080, protocol: 'TCP' }]);
@@ -131,6 +132,6 @@ spec:
     for (const a of ep.subsets![0].addresses!) expect(a.targetRef.kind).toBe('Pod');
 
     await cp.kubectl('delete', 'service', 'echo');
-    await eventually(async () => (await cp.api.kubectl(['get', 'endpoints', 'echo'])).stderr.includes('NotFound'), 15_000, 'endpoints removed with the service');
+    await eventually('endpoints removed with the service', async () => (await cp.api.kubectl(['get', 'endpoints', 'echo'])).stderr.includes('NotFound'), { timeoutMs: 15_000, intervalMs: 200 });
   }, 90_000);
 });

@@ -4,7 +4,6 @@
 // on their own informer factories, as `pilothouse controllers` runs them
 // (without leader election). stop() aborts them all.
 
-import { vi } from 'vitest';
 import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/client/kube';
 import { startControllerManager } from '../../../main/controllers/manager';
 import { startScheduler } from '../../../main/controllers/scheduler';
@@ -79,16 +78,3 @@ async function startApiServerRetrying(portBase: number): Promise<TestApiServer> 
   }
 }
 
-/** Polls fn until it returns a truthy value (or throws its last error) within ms; bounded. */
-export async function eventually<T>(fn: () => Promise<T | undefined | false>, ms = 15_000, what = 'condition'): Promise<T> {
-  return vi.waitFor(async () => {
-    let v: T | undefined | false;
-    try {
-      v = await fn();
-    } catch (e) {
-      throw new Error(`timed out waiting for ${what}: ${(e as Error).message}`);
-    }
-    if (!v) throw new Error(`timed out waiting for ${what}`);
-    return v;
-  }, { timeout: ms, interval: 200 });
-}

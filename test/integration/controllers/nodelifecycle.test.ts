@@ -9,13 +9,16 @@
 // finishes the evicted pods' termination. Ports 29220–29226.
 
 import { setMaxListeners } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientsFromFile, DEFAULT_CONTROLLER_OPTIONS, newEventRecorder, realClock, SharedInformerFactory, type ControllerContext, type KubeClients } from '../../../main/client/kube';
 import { startScheduler } from '../../../main/controllers/scheduler';
 import { startKubelets } from '../../../main/controllers/kubelet';
 import { startNodeLifecycleController } from '../../../main/controllers/nodelifecycle';
 import { startControllerManager } from '../../../main/controllers/manager';
 import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
+import { eventually } from '../../support/waitFor';
+
+const waitOpts = { intervalMs: 200, detail: () => logs.slice(-20).join('\n') };
 
 let api: TestApiServer;
 let clients: KubeClients;
@@ -47,19 +50,6 @@ async function kubectl(...args: string[]): Promise<string> {
   const r = await api.kubectl(args, { timeoutMs: 60_000 });
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} → ${r.code}: ${r.stderr}${r.stdout}`);
   return r.stdout;
-}
-
-async function eventually<T>(fn: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
-  let last: unknown;
-  return vi.waitFor(async () => {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${logs.slice(-20).join('\n')}`);
-  }, { timeout: ms, interval: 200 });
 }
 
 interface Obj {
@@ -94,7 +84,7 @@ afterAll(async () => {
 
 describe('node lifecycle', () => {
   it('a paused node goes Unknown, is tainted, its pods are evicted by their tolerations and replaced; resumed it recovers', async () => {
-    await eventually(async () => (await kubectl('get', 'nodes', '--no-headers')).split('\n').filter((l) => / Ready /.test(l)).length === 3, 15_000, '3 Ready nodes');
+    await eventually('3 Ready nodes', async () => (await kubectl('get', 'nodes', '--no-headers')).split('\n').filter((l) => / Ready /.test(l)).length === 3, { ...waitOpts, timeoutMs: 15_000 });
     const manifest = [
       pinnedPod('plain'),
       pinnedPod('tolerates-8s', '  tolerations:\n  - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 8}\n'),
@@ -103,40 +93,40 @@ describe('node lifecycle', () => {
     const r = await api.kubectl(['apply', '-f', '-'], { stdin: manifest });
     expect(r.code, r.stderr).toBe(0);
     await kubectl('create', 'deployment', 'web', '--image=nginx', '--replicas=3');
-    const running = await eventually(async () => {
+    const running = await eventually('6 pods Running', async () => {
       const ps = await list('pods');
       return ps.length === 6 && ps.every((p) => p.status.phase === 'Running') && ps;
-    }, 20_000, '6 pods Running');
+    }, { ...waitOpts, timeoutMs: 20_000 });
     const webOnNode2 = running.filter((p) => p.metadata.name.startsWith('web-') && p.spec.nodeName === 'node-2').map((p) => p.metadata.name);
 
     const paused = Date.now();
     await kubectl('annotate', 'node', 'node-2', 'kubelet.pilothouse.dev/state=paused');
-    const node = await eventually(async () => {
+    const node = await eventually('node-2 Ready=Unknown', async () => {
       const n = await getJson('node', 'node-2');
       return n.status.conditions?.find((c) => c.type === 'Ready')?.status === 'Unknown' && n;
-    }, GRACE_MS + 10_000, 'node-2 Ready=Unknown');
+    }, { ...waitOpts, timeoutMs: GRACE_MS + 10_000 });
     // Not before the grace period (the last renewal was at most one renew interval before the pause).
     expect(Date.now() - paused).toBeGreaterThanOrEqual(GRACE_MS - 1_000);
     expect(node.status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' });
-    const tainted = await eventually(async () => {
+    const tainted = await eventually('unreachable taints', async () => {
       const n = await getJson('node', 'node-2');
       return (n.spec.taints ?? []).length === 2 && n;
-    }, 5_000, 'unreachable taints');
+    }, { ...waitOpts, timeoutMs: 5_000 });
     expect(tainted.spec.taints!.map((t) => `${t.key}:${t.effect}`).sort()).toEqual(['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule']);
     expect(await kubectl('get', 'nodes', 'node-2', '--no-headers')).toMatch(/node-2\s+NotReady/);
     // Other nodes keep heartbeating.
     expect((await getJson('node', 'node-1')).status.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
 
     // Without a toleration: evicted at once. The kubelet is partitioned, so the pod stays Terminating.
-    const plain = await eventually(async () => {
+    const plain = await eventually('plain evicted', async () => {
       const p = await getJson('pod', 'plain');
       return p.metadata.deletionTimestamp ? p : undefined;
-    }, 5_000, 'plain evicted');
+    }, { ...waitOpts, timeoutMs: 5_000 });
     // With tolerationSeconds: 8 s after the taint. deletionTimestamp is eviction time + the 5 s grace period for both.
-    const tolerating = await eventually(async () => {
+    const tolerating = await eventually('tolerates-8s evicted', async () => {
       const p = await getJson('pod', 'tolerates-8s');
       return p.metadata.deletionTimestamp ? p : undefined;
-    }, 15_000, 'tolerates-8s evicted');
+    }, { ...waitOpts, timeoutMs: 15_000 });
     const taintAdded = Date.parse(tainted.spec.taints!.find((t) => t.effect === 'NoExecute')!.timeAdded!);
     const evictedAt = (p: Obj): number => Date.parse(p.metadata.deletionTimestamp!) - 5_000;
     const why = JSON.stringify({ taintAdded, plain: plain.metadata.deletionTimestamp, tolerating: tolerating.metadata.deletionTimestamp, logs: logs.filter((l) => l.includes('node-lifecycle')) });
@@ -146,10 +136,10 @@ describe('node lifecycle', () => {
     expect(ev).toBe('Marking for deletion Pod default/plain');
     // The Deployment's pod on node-2 is replaced elsewhere.
     if (webOnNode2.length) {
-      await eventually(async () => {
+      await eventually('web replaced off node-2', async () => {
         const ps = (await list('pods', '-l', 'app=web')).filter((p) => !p.metadata.deletionTimestamp && p.status.phase === 'Running');
         return ps.length === 3 && ps.every((p) => p.spec.nodeName !== 'node-2');
-      }, 15_000, 'web replaced off node-2');
+      }, { ...waitOpts, timeoutMs: 15_000 });
     }
     const forever = await getJson('pod', 'tolerates-forever');
     expect(forever.metadata.deletionTimestamp).toBeUndefined();
@@ -157,13 +147,13 @@ describe('node lifecycle', () => {
 
     // Resume: Ready again, taints removed, the kubelet completes the evictions.
     await kubectl('annotate', 'node', 'node-2', 'kubelet.pilothouse.dev/state=running', '--overwrite');
-    await eventually(async () => {
+    await eventually('node-2 Ready without taints', async () => {
       const n = await getJson('node', 'node-2');
       return n.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && (n.spec.taints ?? []).length === 0;
-    }, 10_000, 'node-2 Ready without taints');
-    await eventually(async () => {
+    }, { ...waitOpts, timeoutMs: 10_000 });
+    await eventually('evicted pods gone', async () => {
       const names = (await list('pods', '-l', 'pinned=yes')).map((p) => p.metadata.name);
       return names.length === 1 && names[0] === 'tolerates-forever';
-    }, 15_000, 'evicted pods gone');
+    }, { ...waitOpts, timeoutMs: 15_000 });
   }, 120_000);
 });

@@ -10,9 +10,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_JS } from '../../support/cluster';
 import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
+import { eventually } from '../../support/waitFor';
 
 const PRIVATE = resolve(`test-results/controllers-program-${process.pid}`);
 const LEASE = { duration: 4000, renew: 3000, retry: 500 };
@@ -59,12 +60,6 @@ function startControllers(extra: string[] = []): { child: ChildProcess; log: () 
   return p;
 }
 
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number, detail: () => string = () => ''): Promise<void> {
-  await vi.waitFor(async () => {
-    if (!(await cond())) throw new Error(`timed out waiting for ${what}\n${detail()}`);
-  }, { timeout: ms, interval: 100 });
-}
-
 const acquired = (p: { log: () => string }, lease: string) => p.log().includes(`successfully acquired lease kube-system/${lease}`);
 
 async function leaseSpec(name: string): Promise<Record<string, unknown> | undefined> {
@@ -88,8 +83,8 @@ describe('pilothouse controllers', () => {
 
   it('runs the whole chain: a 3-replica Deployment applied with kubectl has 3 Running pods on the simulated nodes', async () => {
     const one = startControllers(['--components=kube-scheduler,kube-controller-manager,kubelet']);
-    await until('leading', () => acquired(one, 'kube-scheduler') && acquired(one, 'kube-controller-manager'), 30_000, () => one.log());
-    await until('nodes registered', async () => (await api.kubectl(['get', 'nodes', '-o', 'name'])).stdout.split('\n').filter(Boolean).length === 2, 30_000, () => one.log());
+    await eventually('leading', () => acquired(one, 'kube-scheduler') && acquired(one, 'kube-controller-manager'), { timeoutMs: 30_000, intervalMs: 100, detail: () => one.log() });
+    await eventually('nodes registered', async () => (await api.kubectl(['get', 'nodes', '-o', 'name'])).stdout.split('\n').filter(Boolean).length === 2, { timeoutMs: 30_000, intervalMs: 100, detail: () => one.log() });
     const deploy = `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
@@ -102,7 +97,7 @@ spec:
 `;
     expect((await api.kubectl(['apply', '-f', '-'], { stdin: deploy })).code).toBe(0);
     const phases = async () => (await api.kubectl(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={range .items[*]}{.status.phase} {.spec.nodeName}{"\\n"}{end}'])).stdout.trim();
-    await until('3 pods Running', async () => (await phases()).split('\n').filter((l) => /^Running node-[12]$/.test(l)).length === 3, 30_000, () => one.log().split('\n').slice(-20).join('\n'));
+    await eventually('3 pods Running', async () => (await phases()).split('\n').filter((l) => /^Running node-[12]$/.test(l)).length === 3, { timeoutMs: 30_000, intervalMs: 100, detail: () => one.log().split('\n').slice(-20).join('\n') });
     const rollout = await api.kubectl(['rollout', 'status', 'deploy/web', '--timeout=30s'], { timeoutMs: 40_000 });
     expect(rollout.stdout).toContain('deployment "web" successfully rolled out');
     // The kubelet wrote as system:node:<node> through its own kubeconfig; the events tell the lifecycle.
@@ -116,9 +111,9 @@ spec:
 
   it('two instances: one leads each Lease; kill -9 of the scheduler leader hands over within the lease time', async () => {
     const first = startControllers();
-    await until('first instance leads both', () => acquired(first, 'kube-scheduler') && acquired(first, 'kube-controller-manager'), 30_000);
+    await eventually('first instance leads both', () => acquired(first, 'kube-scheduler') && acquired(first, 'kube-controller-manager'), { timeoutMs: 30_000, intervalMs: 100 });
     const second = startControllers();
-    await until('second instance campaigns', () => second.log().includes('new leader elected'), 30_000);
+    await eventually('second instance campaigns', () => second.log().includes('new leader elected'), { timeoutMs: 30_000, intervalMs: 100 });
     // Well past several retry periods the standby still does not lead.
     await new Promise((r) => setTimeout(r, 3 * LEASE.retry + 1000));
     expect(acquired(second, 'kube-scheduler')).toBe(false);
@@ -131,7 +126,7 @@ spec:
 
     first.child.kill('SIGKILL');
     const killedAt = Date.now();
-    await until('second instance takes over both leases', () => acquired(second, 'kube-scheduler') && acquired(second, 'kube-controller-manager'), 20_000, () => second.log().split('\n').slice(-30).join('\n'));
+    await eventually('second instance takes over both leases', () => acquired(second, 'kube-scheduler') && acquired(second, 'kube-controller-manager'), { timeoutMs: 20_000, intervalMs: 100, detail: () => second.log().split('\n').slice(-30).join('\n') });
     const took = Date.now() - killedAt;
     // Not before the lease ran out as the standby observed it, and within it plus a few (jittered) retries.
     expect(took).toBeGreaterThan(LEASE.duration - 2 * LEASE.retry);
@@ -159,16 +154,16 @@ spec:
   it('kill -9 of the active controller manager mid-work: the standby finishes the scale-up, no pod is created twice', async () => {
     const kubelets = startControllers(['--components=kubelet']);
     const a = startControllers(['--components=kube-scheduler,kube-controller-manager']);
-    await until('a leads', () => acquired(a, 'kube-controller-manager') && acquired(a, 'kube-scheduler'), 30_000, () => a.log());
+    await eventually('a leads', () => acquired(a, 'kube-controller-manager') && acquired(a, 'kube-scheduler'), { timeoutMs: 30_000, intervalMs: 100, detail: () => a.log() });
     const b = startControllers(['--components=kube-scheduler,kube-controller-manager']);
-    await until('b campaigns', () => b.log().includes('new leader elected'), 30_000);
+    await eventually('b campaigns', () => b.log().includes('new leader elected'), { timeoutMs: 30_000, intervalMs: 100 });
     expect((await api.kubectl(['create', 'deployment', 'fo', '--image=nginx', '--replicas=2'])).code).toBe(0);
     const running = async () => (await api.kubectl(['get', 'pods', '-l', 'app=fo', '--field-selector=status.phase=Running', '-o', 'name'])).stdout.split('\n').filter(Boolean).length;
-    await until('2 running', async () => (await running()) === 2, 30_000);
+    await eventually('2 running', async () => (await running()) === 2, { timeoutMs: 30_000, intervalMs: 100 });
     a.child.kill('SIGKILL');
     expect((await api.kubectl(['scale', 'deploy', 'fo', '--replicas=5'])).code).toBe(0);
-    await until('b takes over', () => acquired(b, 'kube-controller-manager'), 20_000, () => b.log());
-    await until('5 running', async () => (await running()) === 5, 30_000, () => b.log().split('\n').slice(-15).join('\n'));
+    await eventually('b takes over', () => acquired(b, 'kube-controller-manager'), { timeoutMs: 20_000, intervalMs: 100, detail: () => b.log() });
+    await eventually('5 running', async () => (await running()) === 5, { timeoutMs: 30_000, intervalMs: 100, detail: () => b.log().split('\n').slice(-15).join('\n') });
     await new Promise((r) => setTimeout(r, 1500));
     const all = (await api.kubectl(['get', 'pods', '-l', 'app=fo', '-o', 'name'])).stdout.split('\n').filter(Boolean);
     expect(all).toHaveLength(5);

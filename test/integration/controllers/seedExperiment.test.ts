@@ -24,7 +24,7 @@ import type { KObject } from '../../../main/kube/object';
 import { decodeStored, protobufCodec } from '../../../main/kube/codec';
 import { CLI_JS } from '../../support/cluster';
 import { reapApiServers, startTestApiServer, type TestApiServer } from '../../support/apiserver';
-import { eventually } from './managerControlPlane';
+import { eventually } from '../../support/waitFor';
 
 const PORT_BASE = 30800;
 const PRIVATE = resolve(`test-results/seed-experiment-${process.pid}`);
@@ -104,7 +104,7 @@ describe('the seed experiment: replicas -100 written to etcd directly', () => {
   it('is stored and served, refused through the API server, and the controllers refuse to act on it without crashing', async () => {
     const created = await api.kubectl(['apply', '-f', '-'], { stdin: deploymentYaml('seed', 2) });
     expect(created.code, created.stderr).toBe(0);
-    await eventually(async () => (await runningPods('seed')) === 2, 90_000, '2 Running pods');
+    await eventually('2 Running pods', async () => (await runningPods('seed')) === 2, { timeoutMs: 90_000, intervalMs: 200 });
     const before = await getJson<Deploy>('get', 'deploy', 'seed');
     const rsBefore = await getJson<{ items: { metadata: { name: string }; spec: { replicas: number } }[] }>('get', 'rs', '-l', 'app=seed');
     expect(rsBefore.items).toHaveLength(1);
@@ -119,7 +119,7 @@ describe('the seed experiment: replicas -100 written to etcd directly', () => {
     expect(put.stdout.trim()).toBe('OK');
 
     // Stored and served: nothing checked it. No API server ran, so generation was not bumped either.
-    await eventually(async () => (await getJson<Deploy>('get', 'deploy', 'seed')).spec.replicas === -100, 10_000, 'the API server to serve -100');
+    await eventually('the API server to serve -100', async () => (await getJson<Deploy>('get', 'deploy', 'seed')).spec.replicas === -100, { timeoutMs: 10_000, intervalMs: 200 });
     expect(await kubectl('get', 'deploy', 'seed', '-o', 'jsonpath={.spec.replicas}')).toBe('-100');
     expect((await getJson<Deploy>('get', 'deploy', 'seed')).metadata.generation).toBe(before.metadata.generation);
 
@@ -131,7 +131,7 @@ describe('the seed experiment: replicas -100 written to etcd directly', () => {
     // The controllers: the deployment controller tries to scale the ReplicaSet to -100 and the API server refuses it.
     // It keeps retrying (rate-limited, with growing backoff), every attempt refused the same way.
     const refusal = /deployment: sync default\/seed: ReplicaSet\.apps "seed-[a-z0-9]+" is invalid: spec\.replicas: Invalid value: -100: must be greater than or equal to 0/g;
-    await eventually(async () => (controllersLog.match(refusal) ?? []).length >= 2, 20_000, 'the controller to retry and be refused by validation');
+    await eventually('the controller to retry and be refused by validation', async () => (controllersLog.match(refusal) ?? []).length >= 2, { timeoutMs: 20_000, intervalMs: 200 });
     const rsAfter = await getJson<{ items: { metadata: { name: string }; spec: { replicas: number } }[] }>('get', 'rs', '-l', 'app=seed');
     expect(rsAfter.items.map((r) => [r.metadata.name, r.spec.replicas])).toEqual(rsBefore.items.map((r) => [r.metadata.name, r.spec.replicas]));
     expect(await runningPods('seed')).toBe(2);
@@ -146,9 +146,9 @@ describe('the seed experiment: replicas -100 written to etcd directly', () => {
 
     // Still working: a valid change through the API server converges, and a new deployment reaches Running.
     await kubectl('scale', 'deploy', 'seed', '--replicas=3');
-    await eventually(async () => (await runningPods('seed')) === 3, 30_000, 'seed to scale to 3');
+    await eventually('seed to scale to 3', async () => (await runningPods('seed')) === 3, { timeoutMs: 30_000, intervalMs: 200 });
     expect((await api.kubectl(['apply', '-f', '-'], { stdin: deploymentYaml('after', 1) })).code).toBe(0);
-    await eventually(async () => (await runningPods('after')) === 1, 30_000, 'a new deployment to run');
+    await eventually('a new deployment to run', async () => (await runningPods('after')) === 1, { timeoutMs: 30_000, intervalMs: 200 });
     expect(controllers.exitCode).toBeNull();
   }, 180_000);
 });

@@ -11,9 +11,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberLogTails, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
 import { etcdctl, parseJsonWithBigIds } from '../../support/etcdctl';
+import { eventually } from '../../support/waitFor';
+
+const waitOpts = { intervalMs: 200, detail: () => `${memberLogTails(tc.cluster)}\n--- m4\n${readM4Log()}` };
 
 const PORT_BASE = 25100;
 const M4_CLIENT = 'http://127.0.0.1:25106';
@@ -49,14 +52,6 @@ async function memberList(endpoints = tc.endpoints): Promise<ListedMember[]> {
 /** etcdctl's own error line (a client-side retry warning may come first). */
 function errorLine(stderr: string): string {
   return stderr.trim().split('\n').at(-1) ?? '';
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  return vi.waitFor(async () => {
-    const v = await probe();
-    if (v === undefined) throw new Error(`timed out waiting for ${what}\n${memberLogTails(tc.cluster)}\n--- m4\n${readM4Log()}`);
-    return v;
-  }, { timeout: timeoutMs, interval: 200 });
 }
 
 function readM4Log(): string {
@@ -105,12 +100,12 @@ describe(`membership changes (${TARGET})`, () => {
 
   it('member add --learner prints the new member and the environment to start it with', async () => {
     // etcd refuses reconfiguration until every voter has been connected for 5 s ("unhealthy cluster").
-    const r = await until('a healthy cluster for member add', async () => {
+    const r = await eventually('a healthy cluster for member add', async () => {
       const res = await etcdctl(['member', 'add', 'm4', '--learner', `--peer-urls=${M4_PEER}`], { endpoints: tc.endpoints });
       if (res.code === 0) return res;
       expect(errorLine(res.stderr)).toBe('Error: etcdserver: unhealthy cluster');
       return undefined;
-    });
+    }, { ...waitOpts, timeoutMs: 20_000 });
     const lines = r.stdout.trim().split('\n');
     // etcdctl prints both ids with %16x: an id below 2^60 is padded with spaces.
     const added = /^Member +([0-9a-f]+) added to cluster +([0-9a-f]+)$/.exec(lines[0]!);
@@ -133,10 +128,10 @@ describe(`membership changes (${TARGET})`, () => {
   }, 30_000);
 
   it('the new member joins as a started learner that serves status but refuses writes', async () => {
-    const listed = await until('m4 started', async () => {
+    const listed = await eventually('m4 started', async () => {
       const m = (await memberList()).find((x) => x.id === m4Id);
       return m?.status === 'started' ? m : undefined;
-    });
+    }, { ...waitOpts, timeoutMs: 20_000 });
     expect(listed).toEqual({ id: m4Id, status: 'started', name: 'm4', peers: M4_PEER, clients: M4_CLIENT, learner: 'true' });
 
     const st = await etcdctl(['endpoint', 'status', '-w', 'json'], { endpoints: [M4_CLIENT] });
@@ -153,21 +148,21 @@ describe(`membership changes (${TARGET})`, () => {
     const leader = await waitForLeader(tc.endpoints, 10_000);
     const follower = tc.endpoints.find((e) => e !== leader.endpoint)!;
     // The learner may still be catching up (learnerNotReady): etcdctl is simply run again.
-    const r = await until('promote', async () => {
+    const r = await eventually('promote', async () => {
       const res = await etcdctl(['member', 'promote', m4Id], { endpoints: [follower] });
       if (res.code === 0) return res;
       expect(res.stderr).toContain('can only promote a learner member which is in sync with leader');
       return undefined;
-    });
+    }, { ...waitOpts, timeoutMs: 20_000 });
     expect(r.stdout.trim()).toMatch(new RegExp(`^Member +${m4Id} promoted in cluster +[0-9a-f]+$`));
     const listed = (await memberList()).find((m) => m.id === m4Id);
     expect(listed?.learner).toBe('false');
 
-    const st = await until('m4 status as voter', async () => {
+    const st = await eventually('m4 status as voter', async () => {
       const s = await etcdctl(['endpoint', 'status', '-w', 'json'], { endpoints: [M4_CLIENT] });
       const [row] = parseJsonWithBigIds(s.stdout) as { Status: { isLearner?: boolean } }[];
       return s.code === 0 && !row!.Status.isLearner ? row : undefined;
-    });
+    }, { ...waitOpts, timeoutMs: 20_000 });
     expect(st.Status.isLearner ?? false).toBe(false);
     // A voter now: it takes writes.
     const put = await etcdctl(['put', 'k', 'v'], { endpoints: [M4_CLIENT] });
@@ -184,19 +179,19 @@ describe(`membership changes (${TARGET})`, () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toMatch(new RegExp(`^Member +${m4Id} updated in cluster +[0-9a-f]+$`));
     for (const endpoint of [...tc.endpoints, M4_CLIENT]) {
-      await until(`update seen by ${endpoint}`, async () => {
+      await eventually(`update seen by ${endpoint}`, async () => {
         const m = (await memberList([endpoint])).find((x) => x.id === m4Id);
         return m?.peers === urls ? m : undefined;
-      });
+      }, { ...waitOpts, timeoutMs: 20_000 });
     }
   }, 30_000);
 
   it('errors: a peer URL in use, removing an unknown member', async () => {
     // The health check comes first: m4's streams were just re-pointed by the update.
-    const dup = await until('a healthy cluster for member add', async () => {
+    const dup = await eventually('a healthy cluster for member add', async () => {
       const res = await etcdctl(['member', 'add', 'm5', `--peer-urls=${tc.cluster.layout[0]!.peerUrl}`], { endpoints: tc.endpoints });
       return errorLine(res.stderr) === 'Error: etcdserver: unhealthy cluster' ? undefined : res;
-    });
+    }, { ...waitOpts, timeoutMs: 20_000 });
     expect(dup.code).toBe(1);
     expect(errorLine(dup.stderr)).toBe('Error: etcdserver: Peer URLs already exists');
 
@@ -228,14 +223,14 @@ describe(`membership changes (${TARGET})`, () => {
     const leaderId = BigInt(leader.memberId).toString(16);
     const name = tc.cluster.layout.find((m) => m.endpoint === leader.endpoint)!.name;
     const rest = tc.endpoints.filter((e) => e !== leader.endpoint);
-    const r = await until('a healthy cluster for member remove', async () => {
+    const r = await eventually('a healthy cluster for member remove', async () => {
       const res = await etcdctl(['member', 'remove', leaderId], { endpoints: rest });
       return errorLine(res.stderr) === 'Error: etcdserver: unhealthy cluster' ? undefined : res;
-    });
+    }, { ...waitOpts, timeoutMs: 20_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toMatch(new RegExp(`^Member +${leaderId} removed from cluster +[0-9a-f]+$`));
     const proc = tc.cluster.member(name);
-    await until(`${name} to exit`, async () => (proc.running ? undefined : true));
+    await eventually(`${name} to exit`, async () => (proc.running ? undefined : true), { ...waitOpts, timeoutMs: 20_000 });
     const next = await waitForLeader(rest, 15_000);
     expect(next.memberId).not.toBe(leader.memberId);
     expect((await memberList(rest)).map((m) => m.id)).not.toContain(leaderId);

@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
 import { Etcd3 } from 'etcd3';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etcdPackageDefinition } from '../../../main/common/etcdProtos';
 import { LocalCluster } from '../../../main/controlplane/localCluster';
 import { memberNameForEndpoint, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
 import { ETCDCTL, etcdctl } from '../../support/etcdctl';
+import { eventually } from '../../support/waitFor';
 
 /** This file's port range (24700–24799): the 3-member cluster, then the single member. */
 const PORT_BASE = 24700;
@@ -276,12 +277,6 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
     return { stream, responses };
   }
 
-  async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-    await vi.waitFor(() => {
-      if (!cond()) throw new Error('timed out');
-    }, { timeout: timeoutMs, interval: 25 });
-  }
-
   it('answers duplicate ids, empty ranges, cancels and progress requests as etcd does', async () => {
     const rev = await revisionOf(cluster.endpoints);
     const { stream, responses } = openWatch({ key: Buffer.from('d'), watch_id: 7 });
@@ -291,7 +286,7 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
     stream.write({ cancel_request: { watch_id: 7 } });
     stream.write({ cancel_request: { watch_id: 99 } });
     stream.write({ progress_request: {} });
-    await until(() => responses.length >= 6);
+    await eventually('the watch responses', () => responses.length >= 6, { timeoutMs: 10_000, intervalMs: 25 });
     await sleep(200);
     stream.cancel();
     const summary = responses.map((r) => ({
@@ -323,7 +318,7 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
       for (const ev of r.events) revisions.push(Number(ev.kv.mod_revision));
     });
     stream.write({ create_request: { key: Buffer.from('slow/'), range_end: Buffer.from('slow0') } });
-    await until(() => created);
+    await eventually('the watch responses', () => created, { timeoutMs: 10_000, intervalMs: 25 });
     // Stop reading: grpc-js stops taking HTTP/2 data, flow control backs the server up.
     stream.pause();
     const client = new Etcd3({ hosts: ep });
@@ -338,7 +333,7 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
     await sleep(300);
     expect(revisions.length).toBeLessThan(N);
     stream.resume();
-    await until(() => revisions.length >= N, 20_000);
+    await eventually('the watch responses', () => revisions.length >= N, { timeoutMs: 20_000, intervalMs: 25 });
     await sleep(200);
     stream.cancel();
     expect(revisions).toEqual(Array.from({ length: N }, (_, i) => start + i));
@@ -350,10 +345,10 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
     await put(ep, 'at/a', 'old');
     await put(ep, 'at/c', 'c-old');
     const { stream, responses } = openWatch({ key: Buffer.from('at/'), range_end: Buffer.from('at0'), prev_kv: true });
-    await until(() => responses.length >= 1);
+    await eventually('the watch responses', () => responses.length >= 1, { timeoutMs: 10_000, intervalMs: 25 });
     const r = await etcdctl(['txn'], { endpoints: ep, stdin: '\nput at/a new\nput at/b 1\ndel at/c\n\n\n' });
     expect(r.stdout, r.stderr).toBe('SUCCESS\n\nOK\n\nOK\n\n1\n');
-    await until(() => responses.length >= 2);
+    await eventually('the watch responses', () => responses.length >= 2, { timeoutMs: 10_000, intervalMs: 25 });
     await sleep(200);
     stream.cancel();
     expect(responses.length).toBe(2);
@@ -372,7 +367,7 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
     const ep = cluster.endpoints;
     const rev = await revisionOf(ep);
     const { stream, responses } = openWatch({ key: Buffer.from('quiet'), progress_notify: true });
-    await until(() => responses.length >= 3, 8_000);
+    await eventually('the watch responses', () => responses.length >= 3, { timeoutMs: 8_000, intervalMs: 25 });
     stream.cancel();
     expect(responses[0]).toMatchObject({ created: true, watch_id: '0' });
     for (const r of responses.slice(1, 3)) {
@@ -396,7 +391,7 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
     const frag = openWatch({ key: Buffer.from('big/'), range_end: Buffer.from('big0'), start_revision: start, fragment: true });
     const whole = openWatch({ key: Buffer.from('big/'), range_end: Buffer.from('big0'), start_revision: start });
     const count = (rs: any[]) => rs.reduce((n, x) => n + x.events.length, 0);
-    await until(() => count(frag.responses) === N && count(whole.responses) === N);
+    await eventually('the watch responses', () => count(frag.responses) === N && count(whole.responses) === N, { timeoutMs: 10_000, intervalMs: 25 });
     frag.stream.cancel();
     whole.stream.cancel();
     const parts = frag.responses.slice(1);

@@ -7,11 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { BridgeHandlers, EventSink } from '../../../preload/contract';
 import { consoleUrlFile, runWebCommand } from '../../../main/cmd/web';
 import { bridgeProtocols } from '../../../renderer/src/bridge';
+import { eventually } from '../../support/waitFor';
 
 const dir = mkdtempSync(join(tmpdir(), 'pilothouse-webcmd-'));
 const rendererDir = join(dir, 'renderer');
@@ -35,14 +36,6 @@ function fakeServices() {
   return { log, create, emit: (...a: Parameters<EventSink['emit']>) => events?.emit(...a) };
 }
 
-async function waitFor<T>(what: string, get: () => T | undefined, ms = 10_000): Promise<T> {
-  return vi.waitFor(() => {
-    const v = get();
-    if (v === undefined) throw new Error(`timed out waiting for ${what}`);
-    return v;
-  }, { timeout: ms, interval: 20 });
-}
-
 describe('runWebCommand', () => {
   it('prints and writes the URL (0600), serves the services, and shuts down cleanly', async () => {
     const dataDir = join(dir, 'data1');
@@ -54,12 +47,12 @@ describe('runWebCommand', () => {
       { dataDir, port: 28420, portBase: 28430, open: false },
       { cliPath: '/x/cli.js', createServices: svc.create, rendererDir, out: (l) => lines.push(l), stopSignal },
     );
-    const url = await waitFor('the URL line', () => lines.map((l) => /console at (\S+)/.exec(l)?.[1]).find(Boolean));
+    const url = await eventually('the URL line', () => lines.map((l) => /console at (\S+)/.exec(l)?.[1]).find(Boolean), { timeoutMs: 10_000, intervalMs: 20 });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:28420\/#token=[A-Za-z0-9_-]{43}$/);
     const file = consoleUrlFile(dataDir);
     expect(readFileSync(file, 'utf8')).toBe(`${url}\n`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    await waitFor('start', () => (svc.log.includes('start') ? true : undefined));
+    await eventually('start', () => (svc.log.includes('start') ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
 
     const token = new URL(url).hash.slice('#token='.length);
     const ws = new WebSocket('ws://127.0.0.1:28420/bridge', bridgeProtocols(token));
@@ -91,12 +84,12 @@ describe('runWebCommand', () => {
       { dataDir, port: 28422, portBase: 28430, open: false },
       { cliPath: '/x/cli.js', createServices: svc.create, rendererDir, out: (l) => lines.push(l), stopSignal },
     );
-    await waitFor('start', () => (svc.log.includes('start') ? true : undefined));
+    await eventually('start', () => (svc.log.includes('start') ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
     const pidFile = join(dataDir, 'controlplane.pid');
     expect(readFileSync(pidFile, 'utf8')).toBe(`${process.pid}\n`);
     expect(statSync(pidFile).mode & 0o777).toBe(0o600);
     process.emit('SIGHUP', 'SIGHUP');
-    await waitFor('the restart in turn', () => (svc.log.includes('restartInTurn') ? true : undefined));
+    await eventually('the restart in turn', () => (svc.log.includes('restartInTurn') ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
     expect(lines).toContain('pilothouse web: SIGHUP: restarting the components in turn');
 
     // Another live host under the same DIR is refused; the parent of this test process stands for it.

@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { BridgeHandlers } from '../../../preload/contract';
 import { TerminalService } from '../../../main/console/terminals';
@@ -18,6 +18,7 @@ import { BridgeSockets } from '../../../main/web/bridgeSockets';
 import { newToken } from '../../../main/web/token';
 import { startWebHost, type WebHost } from '../../../main/web/webHost';
 import { bridgeProtocols, createSocketBridge, type ConnectionState, type SocketLike } from '../../../renderer/src/bridge';
+import { eventually } from '../../support/waitFor';
 
 const PORT = 28410;
 const HOST = `127.0.0.1:${PORT}`;
@@ -100,12 +101,6 @@ function rawCall(ws: WebSocket, msg: unknown): Promise<unknown> {
     ws.on('message', onMessage);
     ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg));
   });
-}
-
-async function waitFor(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  await vi.waitFor(() => {
-    if (!cond()) throw new Error(`timed out waiting for ${what}`);
-  }, { timeout: ms, interval: 20 });
 }
 
 describe('HTTP', () => {
@@ -212,7 +207,7 @@ describe('WebSocket /bridge', () => {
     expect(opened.value.id).toMatch(/^t\d+$/);
     expect(terminals.size).toBe(before + 1);
     ws.close();
-    await waitFor('the terminal to close', () => terminals.size === before);
+    await eventually('the terminal to close', () => terminals.size === before, { timeoutMs: 10_000, intervalMs: 20 });
   });
 });
 
@@ -232,10 +227,10 @@ describe('renderer socket bridge against the host', () => {
       b.on('terminalExit', (p) => (exitCode = p.code));
       const t = await b.openTerminal({ cols: 80, rows: 24 });
       await b.terminalInput({ id: t.id, data: 'echo "over the bridge $((6*7))"\r' });
-      await waitFor('terminal output', () => out.includes('over the bridge 42'));
+      await eventually('terminal output', () => out.includes('over the bridge 42'), { timeoutMs: 10_000, intervalMs: 20 });
       offData();
       await b.terminalInput({ id: t.id, data: 'exit 5\r' });
-      await waitFor('terminal exit', () => exitCode !== undefined);
+      await eventually('terminal exit', () => exitCode !== undefined, { timeoutMs: 10_000, intervalMs: 20 });
       expect(exitCode).toBe(5);
     } finally {
       b.close();
@@ -258,10 +253,10 @@ describe('renderer socket bridge against the host', () => {
       sockets.closeAll();
       await expect(pending).rejects.toThrow('console bridge disconnected');
       sockets.serve(handlers);
-      await waitFor('reconnect', () => states.filter((s) => s === 'open').length >= 2);
+      await eventually('reconnect', () => states.filter((s) => s === 'open').length >= 2, { timeoutMs: 10_000, intervalMs: 20 });
       expect(await b.version()).toMatchObject({ runtime: 'web' });
       sockets.emit('logLines', [{ component: 'm1', seq: 1, at: 'now', stream: 'stdout', text: 'after reconnect' }]);
-      await waitFor('event after reconnect', () => seen.includes('after reconnect'));
+      await eventually('event after reconnect', () => seen.includes('after reconnect'), { timeoutMs: 10_000, intervalMs: 20 });
       expect(states.slice(0, 3)).toEqual(['connecting', 'open', 'closed']);
     } finally {
       sockets.serve(handlers);

@@ -10,8 +10,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_JS } from '../../support/cluster';
+import { eventually } from '../../support/waitFor';
+
+const waitOpts = { intervalMs: 50, detail: () => `output:\n${output}` };
 
 const PORT = 23000;
 const PORT_BASE = 23010;
@@ -23,14 +26,6 @@ const recordDir = join(dir, 'record');
 const appDir = resolve(CLI_JS, '../../../test-results/web-opener-23000');
 let proc: ChildProcess | undefined;
 let output = '';
-
-async function waitFor<T>(what: string, get: () => T | undefined, ms = 30_000): Promise<T> {
-  return vi.waitFor(() => {
-    const v = get();
-    if (v === undefined) throw new Error(`timed out waiting for ${what}; output:\n${output}`);
-    return v;
-  }, { timeout: ms, interval: 50 });
-}
 
 function alive(pid: number): boolean {
   try {
@@ -89,15 +84,15 @@ describe('pilothouse web opening a browser', () => {
   let token: string;
 
   it('prints the URL with the token in the fragment and says it opens a browser', async () => {
-    url = new URL(await waitFor('the console URL', () => /console at (\S+)/.exec(output)?.[1]));
+    url = new URL(await eventually('the console URL', () => /console at (\S+)/.exec(output)?.[1], { ...waitOpts, timeoutMs: 30_000 }));
     expect(url.origin).toBe(`http://127.0.0.1:${PORT}`);
     token = url.hash.slice('#token='.length);
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    await waitFor('the opening line', () => (output.includes('pilothouse web: opening it in your browser') ? true : undefined));
+    await eventually('the opening line', () => (output.includes('pilothouse web: opening it in your browser') ? true : undefined), { ...waitOpts, timeoutMs: 30_000 });
   });
 
   it("keeps the token off the opener's command line and out of the process list", async () => {
-    const argv = await waitFor('the opener to run', () => (existsSync(join(recordDir, 'argv')) ? readFileSync(join(recordDir, 'argv'), 'utf8') : undefined));
+    const argv = await eventually('the opener to run', () => (existsSync(join(recordDir, 'argv')) ? readFileSync(join(recordDir, 'argv'), 'utf8') : undefined), { ...waitOpts, timeoutMs: 30_000 });
     const ps = readFileSync(join(recordDir, 'ps'), 'utf8');
     const launcher = join(dataDir, 'console-open.html');
     expect(argv).toBe(`${launcher}\n`);

@@ -10,10 +10,13 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { CLI_JS } from '../../support/cluster';
 import { bridgeProtocols } from '../../../renderer/src/bridge';
+import { eventually } from '../../support/waitFor';
+
+const waitOpts = { intervalMs: 50, detail: () => `output:\n${output}` };
 
 const PORT = 28460;
 const PORT_BASE = 28470;
@@ -30,14 +33,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function waitFor<T>(what: string, get: () => T | undefined, ms = 20_000): Promise<T> {
-  return vi.waitFor(() => {
-    const v = get();
-    if (v === undefined) throw new Error(`timed out waiting for ${what}; output:\n${output}`);
-    return v;
-  }, { timeout: ms, interval: 50 });
 }
 
 function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
@@ -82,7 +77,7 @@ beforeAll(async () => {
   });
   proc.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const printed = await waitFor('the console URL', () => /console at (\S+)/.exec(output)?.[1]);
+  const printed = await eventually('the console URL', () => /console at (\S+)/.exec(output)?.[1], { ...waitOpts, timeoutMs: 20_000 });
   url = new URL(printed);
   // The entry script index.html loads (other chunks are loaded lazily by route).
   const index = readFileSync(join(appDir, 'out', 'renderer', 'index.html'), 'utf8');
@@ -161,10 +156,10 @@ describe('pilothouse web', () => {
 
   it('stops on SIGTERM with its members and removes console.url', async () => {
     // The plane starts after the URL is printed (certificates first): wait for its members.
-    const children = await waitFor('three member processes', () => {
+    const children = await eventually('three member processes', () => {
       const pids = childPids(proc!.pid!);
       return pids.length >= 3 ? pids : undefined;
-    });
+    }, { ...waitOpts, timeoutMs: 20_000 });
     const exited = new Promise<number | null>((r) => proc!.once('exit', (code) => r(code)));
     proc!.kill('SIGTERM');
     expect(await exited).toBe(0);

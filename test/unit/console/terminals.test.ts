@@ -1,10 +1,11 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { BridgeEventName, BridgeEvents, EventSink } from '../../../preload/contract';
 import { TerminalService, terminalEnv } from '../../../main/console/terminals';
 import { missingToolHints } from '../../../main/console/terminalTools';
+import { eventually } from '../../support/waitFor';
 
 /** Records every event; output() joins a terminal's data. */
 class RecordingSink implements EventSink {
@@ -21,12 +22,6 @@ class RecordingSink implements EventSink {
   exits(id: string): number[] {
     return this.events.filter((e) => e.name === 'terminalExit' && (e.payload as { id: string }).id === id).map((e) => (e.payload as { code: number }).code);
   }
-}
-
-async function waitFor(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  await vi.waitFor(() => {
-    if (!cond()) throw new Error(`timed out waiting for ${what}`);
-  }, { timeout: ms, interval: 20 });
 }
 
 const services: TerminalService[] = [];
@@ -52,7 +47,7 @@ describe('TerminalService', () => {
     expect(t.id).toMatch(/^t\d+$/);
     expect(t.title).toBe('bash 1');
     svc.input({ id: t.id, data: 'echo "kc=$KUBECONFIG api=$ETCDCTL_API term=$TERM pwd=$(pwd)"\r' });
-    await waitFor('echo output', () => sink.output(t.id).includes(`kc=${join(cwd, 'kubeconfig')} api=3 term=xterm-256color pwd=${cwd}`));
+    await eventually('echo output', () => sink.output(t.id).includes(`kc=${join(cwd, 'kubeconfig')} api=3 term=xterm-256color pwd=${cwd}`), { timeoutMs: 10_000, intervalMs: 20 });
     // Batching: far fewer events than characters echoed back.
     const dataEvents = sink.events.filter((e) => e.name === 'terminalData').length;
     expect(dataEvents).toBeLessThan(sink.output(t.id).length / 4);
@@ -62,7 +57,7 @@ describe('TerminalService', () => {
     const { svc, sink } = service();
     const t = svc.open({ cols: 80, rows: 24 });
     svc.input({ id: t.id, data: 'etcdctl version\r' });
-    await waitFor('etcdctl version', () => /etcdctl version: 3\.4\.\d+/.test(sink.output(t.id)));
+    await eventually('etcdctl version', () => /etcdctl version: 3\.4\.\d+/.test(sink.output(t.id)), { timeoutMs: 10_000, intervalMs: 20 });
     expect(sink.output(t.id)).toMatch(/API version: 3\.4/);
   });
 
@@ -71,14 +66,14 @@ describe('TerminalService', () => {
     const t = svc.open({ cols: 80, rows: 24 });
     svc.resize({ id: t.id, cols: 132, rows: 43 });
     svc.input({ id: t.id, data: 'echo "size=$(stty size)"\r' });
-    await waitFor('stty size', () => sink.output(t.id).includes('size=43 132'));
+    await eventually('stty size', () => sink.output(t.id).includes('size=43 132'), { timeoutMs: 10_000, intervalMs: 20 });
   });
 
   it('reports the exit code when the shell exits and forgets the terminal', async () => {
     const { svc, sink } = service();
     const t = svc.open({ cols: 80, rows: 24 });
     svc.input({ id: t.id, data: 'exit 3\r' });
-    await waitFor('terminalExit', () => sink.exits(t.id).length > 0);
+    await eventually('terminalExit', () => sink.exits(t.id).length > 0, { timeoutMs: 10_000, intervalMs: 20 });
     expect(sink.exits(t.id)).toEqual([3]);
     expect(svc.size).toBe(0);
     expect(() => svc.input({ id: t.id, data: 'x' })).toThrow(`terminal ${t.id} not found`);
@@ -88,7 +83,7 @@ describe('TerminalService', () => {
     const { svc, sink } = service();
     const t = svc.open({ cols: 80, rows: 24 });
     svc.input({ id: t.id, data: 'sleep 300 & echo "job=$!"\r' });
-    await waitFor('job pid', () => /job=\d+/.test(sink.output(t.id)));
+    await eventually('job pid', () => /job=\d+/.test(sink.output(t.id)), { timeoutMs: 10_000, intervalMs: 20 });
     const jobPid = Number(/job=(\d+)/.exec(sink.output(t.id))![1]);
     // A job that died after its shell exited is an orphan until PID 1 reaps
     // it, and kill(pid, 0) still succeeds on that zombie: it counts as ended.
@@ -107,9 +102,9 @@ describe('TerminalService', () => {
     };
     expect(alive()).toBe(true);
     svc.close({ id: t.id });
-    await waitFor('terminalExit after close', () => sink.exits(t.id).length === 1);
+    await eventually('terminalExit after close', () => sink.exits(t.id).length === 1, { timeoutMs: 10_000, intervalMs: 20 });
     expect(sink.exits(t.id)[0]).toBeGreaterThan(0);
-    await waitFor('the background job to end', () => !alive(), 5000);
+    await eventually('the background job to end', () => !alive(), { timeoutMs: 5000, intervalMs: 20 });
     svc.close({ id: t.id }); // idempotent
     expect(svc.size).toBe(0);
   });

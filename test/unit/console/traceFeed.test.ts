@@ -9,11 +9,12 @@ import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BridgeEventName, BridgeEvents, EventSink, TraceRecord } from '../../../preload/contract';
 import { issueCa, issueLeaf } from '../../../main/common/pki/certificates';
 import { TraceFeed } from '../../../main/console/traceFeed';
 import type { RequestTrace } from '../../../main/kube/requestTrace';
+import { eventually } from '../../support/waitFor';
 
 const trace = (id: string, code: number): RequestTrace => ({
   id,
@@ -68,12 +69,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  await vi.waitFor(() => {
-    if (!cond()) throw new Error('timeout');
-  }, { timeout: ms, interval: 20 });
-}
-
 describe('TraceFeed', () => {
   it('follows the stream with a client certificate, batches, dedupes replays and reconnects', async () => {
     const batches: TraceRecord[][] = [];
@@ -85,7 +80,7 @@ describe('TraceFeed', () => {
     const feed = new TraceFeed({ url, tls: { caFile: join(dir, 'ca.crt'), certFile: join(dir, 'client.crt'), keyFile: join(dir, 'client.key') }, events: sink });
     feed.start();
     try {
-      await until(() => batches.flat().length >= 2);
+      await eventually('the trace batches', () => batches.flat().length >= 2, { timeoutMs: 5000, intervalMs: 20 });
       expect(clientsSeen[0]).toBe('admin');
       const [first, second] = batches.flat();
       expect(first).toMatchObject({ id: 't1', user: 'admin', verb: 'create', resource: 'deployments', decision: 'allowed', code: 201 });
@@ -94,10 +89,10 @@ describe('TraceFeed', () => {
 
       // A live trace, then the server drops the stream; on reconnect it replays its buffer.
       open[0].write(`${JSON.stringify(trace('t3', 200))}\n`);
-      await until(() => batches.flat().length >= 3);
+      await eventually('the trace batches', () => batches.flat().length >= 3, { timeoutMs: 5000, intervalMs: 20 });
       served.push(trace('t3', 200), trace('t4', 500));
       open[0].end();
-      await until(() => batches.flat().length >= 4);
+      await eventually('the trace batches', () => batches.flat().length >= 4, { timeoutMs: 5000, intervalMs: 20 });
       expect(batches.flat().map((t) => t.id)).toEqual(['t1', 't2', 't3', 't4']);
       expect(batches.flat()[3].decision).toBe('error');
       expect(feed.recent({ limit: 2 }).map((t) => t.id)).toEqual(['t3', 't4']);

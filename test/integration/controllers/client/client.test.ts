@@ -5,7 +5,7 @@
 // one Lease: one leads, and when it dies without releasing, the other takes
 // over once the lease has run out. Ports 29000–29006.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapApiServers, startTestApiServer, type TestApiServer } from '../../../support/apiserver';
 import { SharedIndexInformer, INDEX_NODE_NAME, restListerWatcher, type KubeObject, type ListerWatcher } from '../../../../main/client/kube/informer';
 import { SharedInformerFactory } from '../../../../main/client/kube/informerFactory';
@@ -13,6 +13,7 @@ import { newEventRecorder } from '../../../../main/client/kube/eventRecorder';
 import { LeaderElector } from '../../../../main/client/kube/leaderElection';
 import { RESOURCES } from '../../../../main/client/kube/resources';
 import { clientsFromFile, type KubeClients } from '../../../../main/client/kube/rest';
+import { eventually } from '../../../support/waitFor';
 
 let api: TestApiServer;
 let clients: KubeClients;
@@ -27,12 +28,6 @@ afterAll(async () => {
   clients?.rest.close();
   await reapApiServers();
 });
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 10_000, detail: () => string = () => ''): Promise<void> {
-  await vi.waitFor(async () => {
-    if (!(await cond())) throw new Error(`timed out waiting for ${what} ${detail()}`);
-  }, { timeout: ms, interval: 50 });
-}
 
 const podYaml = (name: string, node?: string) => `apiVersion: v1
 kind: Pod
@@ -56,13 +51,13 @@ describe('informers against the API server', () => {
     factory.start(ctl.signal);
     expect(await factory.waitForCacheSync(ctl.signal)).toBe(true);
     expect((await api.kubectl(['apply', '-f', '-'], { stdin: podYaml('inf-a', 'node-9') })).code).toBe(0);
-    await until('add', () => pods.list().length === 1);
+    await eventually('add', () => pods.list().length === 1, { timeoutMs: 10_000, intervalMs: 50 });
     expect(pods.byIndex(INDEX_NODE_NAME, 'node-9').map((p) => p.metadata!.name)).toEqual(['inf-a']);
     expect(pods.get('default/inf-a')?.kind).toBe('Pod');
     expect((await api.kubectl(['label', 'pod', 'inf-a', 'tier=web'])).code).toBe(0);
-    await until('update', () => pods.get('default/inf-a')?.metadata?.labels?.tier === 'web');
+    await eventually('update', () => pods.get('default/inf-a')?.metadata?.labels?.tier === 'web', { timeoutMs: 10_000, intervalMs: 50 });
     expect((await api.kubectl(['delete', 'pod', 'inf-a', '--grace-period=0', '--force'])).code).toBe(0);
-    await until('delete', () => pods.list().length === 0);
+    await eventually('delete', () => pods.list().length === 0, { timeoutMs: 10_000, intervalMs: 50 });
     expect(log).toEqual(['add inf-a', 'update inf-a web', 'delete inf-a']);
     expect(pods.byIndex(INDEX_NODE_NAME, 'node-9')).toEqual([]);
     ctl.abort();
@@ -98,14 +93,14 @@ describe('informers against the API server', () => {
     const inf = new SharedIndexInformer<KubeObject>(lw, { onError: (e) => errors.push(e.message) });
     const ctl = new AbortController();
     const done = inf.run(ctl.signal);
-    await until('relist', () => inf.listCount === 2, 15_000, () => `watched from ${watchedFrom.join(' | ')}; errors ${errors.join(' | ')}`);
+    await eventually('relist', () => inf.listCount === 2, { timeoutMs: 15_000, intervalMs: 50, detail: () => `watched from ${watchedFrom.join(' | ')}; errors ${errors.join(' | ')}` });
     const watches = watchedFrom.filter((w) => /^\d+$/.test(w));
     expect(watches[0]).toBe('1');
     // The server says 410 inside the stream (kube's watch cache does) or as the answer; either way the informer relisted.
     expect(watchedFrom.join('\n')).toMatch(/ERROR:.*"code":410|ended:too old resource version: 1 \(/);
     expect(Number(watches[1])).toBeGreaterThan(1);
     expect((await api.kubectl(['create', 'configmap', 'after-relist'])).code).toBe(0);
-    await until('event after relist', () => inf.getByName('default', 'after-relist') !== undefined);
+    await eventually('event after relist', () => inf.getByName('default', 'after-relist') !== undefined, { timeoutMs: 10_000, intervalMs: 50 });
     expect(inf.getByName('default', 'old-2')).toBeDefined();
     ctl.abort();
     await done;
@@ -157,7 +152,7 @@ describe('leader election', () => {
     const cb = new AbortController();
     const a = mk('a');
     const runA = a.run(ca.signal);
-    await until('a leads', () => state.a);
+    await eventually('a leads', () => state.a, { timeoutMs: 10_000, intervalMs: 50 });
     const b = mk('b');
     const runB = b.run(cb.signal);
     // b keeps trying for well over a retry period and never leads while a renews.
@@ -168,7 +163,7 @@ describe('leader election', () => {
     ca.abort();
     await runA;
     const diedAt = Date.now();
-    await until('b leads', () => state.b, 10_000);
+    await eventually('b leads', () => state.b, { timeoutMs: 10_000, intervalMs: 50 });
     const took = Date.now() - diedAt;
     expect(took).toBeGreaterThan(1000);
     expect(took).toBeLessThan(cfg.leaseDurationMs + 2 * cfg.retryPeriodMs * 2.2 + 1000);

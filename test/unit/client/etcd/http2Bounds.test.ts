@@ -8,7 +8,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_HEADER_LIST, StreamQueueFullError } from '../../../../main/client/etcd/http2Connection';
 import { CONGESTED_BYTES, MAX_BATCH_BYTES, MAX_HELD_FRAMES } from '../../../../main/client/etcd/http2Writer';
-import { CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, PING, RST_STREAM, SETTINGS, WINDOW_UPDATE, block, closeConnectionsAfterEach, frame, okHeaders, pattern, rawPeerFixture, recorder, requestBlock, until, u32s, type RawPeer } from './http2Peer';
+import { CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, PING, RST_STREAM, SETTINGS, WINDOW_UPDATE, block, closeConnectionsAfterEach, frame, okHeaders, pattern, rawPeerFixture, recorder, requestBlock, u32s, type RawPeer } from './http2Peer';
+import { eventually } from '../../../support/waitFor';
 
 closeConnectionsAfterEach();
 
@@ -60,7 +61,7 @@ describe('Http2Connection bounds against a hand-written frame peer', () => {
     expect(await goawayOf(peer, from)).toEqual([0, PROTOCOL_ERROR]);
     expect(await rs[0].closed()).toEqual({ kind: 'failed', message: `header block of more than ${2 * DEFAULT_MAX_HEADER_LIST} bytes (SETTINGS_MAX_HEADER_LIST_SIZE ${DEFAULT_MAX_HEADER_LIST})`, unprocessed: false });
     expect(conn.usable).toBe(false);
-    await until(() => peer.ended, 'the client to close the connection');
+    await eventually('the client to close the connection', () => peer.ended, { timeoutMs: 5_000, intervalMs: 5 });
   });
 
   it('the header block bound is exact: 2 × maxHeaderListSize bytes of fragments are taken, one byte more is a connection error', async () => {
@@ -130,7 +131,7 @@ describe('Http2Connection bounds against a hand-written frame peer', () => {
       expect(await rs[0].closed()).toMatchObject({ kind: 'failed', unprocessed: false });
       expect(await rs[1].closed()).toMatchObject({ kind: 'failed', unprocessed: false });
       expect(conn.usable).toBe(false);
-      await until(() => peer.ended, 'the client to close the connection');
+      await eventually('the client to close the connection', () => peer.ended, { timeoutMs: 5_000, intervalMs: 5 });
     } else {
       expect(await rstOf(peer, 1, from)).toBe(want.rst);
       expect(await rs[0].closed()).toMatchObject({ kind: 'error', code: want.rst });
@@ -176,7 +177,7 @@ describe('Http2Connection bounds against a hand-written frame peer', () => {
     const r = recorder();
     const s = conn.request(requestBlock(port, '/t.S/Raw'), r.handlers);
     for (let at = 0; at < body.length; at += 1 << 20) s.write(body.subarray(at, at + (1 << 20)), at + (1 << 20) >= body.length);
-    await until(() => conn.writeBacklog.congested, 'the client’s socket to refuse more', 15_000);
+    await eventually('the client’s socket to refuse more', () => conn.writeBacklog.congested, { timeoutMs: 15_000, intervalMs: 5 });
     // A few more turns: nothing more is queued while congested.
     for (let i = 0; i < 20; i++) await new Promise((res) => setImmediate(res));
     const { bytes } = conn.writeBacklog;
@@ -184,7 +185,7 @@ describe('Http2Connection bounds against a hand-written frame peer', () => {
     expect(bytes).toBeLessThanOrEqual(CONGESTED_BYTES + 2 * MAX_BATCH_BYTES);
 
     peer.socket.resume();
-    await until(() => peer.frames.some((f) => f.type === DATA && f.streamId === 1 && (f.flags & END_STREAM) !== 0), 'the whole body', 30_000);
+    await eventually('the whole body', () => peer.frames.some((f) => f.type === DATA && f.streamId === 1 && (f.flags & END_STREAM) !== 0), { timeoutMs: 30_000, intervalMs: 5 });
     const got = Buffer.concat(peer.frames.filter((f) => f.type === DATA && f.streamId === 1).map((f) => f.payload));
     expect(got.length).toBe(body.length);
     expect(got.equals(body)).toBe(true);
@@ -199,7 +200,7 @@ describe('Http2Connection bounds against a hand-written frame peer', () => {
     peer.socket.pause();
     const r = recorder();
     conn.request(requestBlock(port, '/t.S/Raw'), r.handlers).write(pattern(32 << 20, 6), true);
-    await until(() => conn.writeBacklog.congested, 'the client’s socket to refuse more', 15_000);
+    await eventually('the client’s socket to refuse more', () => conn.writeBacklog.congested, { timeoutMs: 15_000, intervalMs: 5 });
     const pings = Buffer.concat(Array.from({ length: MAX_HELD_FRAMES + 1 }, (_, i) => frame(PING, 0, 0, u32s(0, i))));
     peer.socket.write(pings);
     expect(await rs[0].closed('the connection to be given up', 15_000)).toEqual({ kind: 'failed', message: 'the server does not read: too many frames queued behind socket backpressure', unprocessed: false });

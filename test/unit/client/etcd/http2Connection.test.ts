@@ -12,7 +12,8 @@ import { createServer as netCreateServer, type Server as NetServer, type Socket 
 import { createServer as tlsCreateServer, type Server as TlsServer } from 'node:tls';
 import { issueCa, issueLeaf, type KeyAndCert } from '../../../../main/common/pki/certificates';
 import type { Http2Connection } from '../../../../main/client/etcd/http2Connection';
-import { ACK, CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, PADDED, PING, PRIORITY, PUSH_PROMISE, RST_STREAM, SETTINGS, WINDOW_UPDATE, block, closeConnectionsAfterEach, connect, frame, goaway, listen, okHeaders, pattern, rawPeerFixture, recorder, requestBlock, shut, u32s, until } from './http2Peer';
+import { ACK, CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, PADDED, PING, PRIORITY, PUSH_PROMISE, RST_STREAM, SETTINGS, WINDOW_UPDATE, block, closeConnectionsAfterEach, connect, frame, goaway, listen, okHeaders, pattern, rawPeerFixture, recorder, requestBlock, shut, u32s } from './http2Peer';
+import { eventually } from '../../../support/waitFor';
 
 closeConnectionsAfterEach();
 
@@ -138,7 +139,7 @@ describe('Http2Connection against node:http2', () => {
       onClose: (o) => events.push(`close:${o.kind}`),
     });
     s.write(Buffer.alloc(0), true);
-    await until(() => serverClose, 'the server to see the stream close');
+    await eventually('the server to see the stream close', () => serverClose, { timeoutMs: 5_000, intervalMs: 5 });
     expect(serverClose!.rstCode).toBe(constants.NGHTTP2_CANCEL);
     // A later request on the same connection completes only after every frame the
     // server sent before it has been read: a barrier instead of a sleep.
@@ -306,7 +307,7 @@ describe('Http2Connection against a hand-written frame peer', () => {
     expect(await rs[0].closed('stream 1 to complete')).toEqual({ kind: 'closed' });
     expect(rs[0].body().toString()).toBe('done');
     // Its last stream done, the connection closes itself.
-    await until(() => peer.ended, 'the connection to close after its last stream');
+    await eventually('the connection to close after its last stream', () => peer.ended, { timeoutMs: 5_000, intervalMs: 5 });
   });
 
   it('GOAWAY with an error code fails every open stream with "Session closed with error code N"; only streams above its last stream id are unprocessed', async () => {
@@ -418,7 +419,7 @@ describe('Http2Connection against a hand-written frame peer', () => {
     const away = await peer.frame('the client’s GOAWAY', (f) => f.type === GOAWAY, from);
     expect([away.streamId, away.payload.readUInt32BE(4)]).toEqual([0, code]);
     expect(conn.usable).toBe(false);
-    await until(() => peer.ended, 'the client to close the connection');
+    await eventually('the client to close the connection', () => peer.ended, { timeoutMs: 5_000, intervalMs: 5 });
   });
 
   it('keepalive: with a stream open and PINGs unanswered, the stream fails "keepalive ping not answered" within keepaliveTimeMs + keepaliveTimeoutMs', async () => {
@@ -438,7 +439,7 @@ describe('Http2Connection against a hand-written frame peer', () => {
   it('keepalive: with PINGs answered, an open stream outlives several intervals', async () => {
     const { conn, peer, rs } = await opened(1, { keepaliveTimeMs: 50, keepaliveTimeoutMs: 200 });
     const pings = () => peer.frames.filter((f) => f.type === PING && !(f.flags & ACK)).length;
-    await until(() => pings() >= 5, 'five keepalive PINGs');
+    await eventually('five keepalive PINGs', () => pings() >= 5, { timeoutMs: 5_000, intervalMs: 5 });
     expect(rs[0].outcome()).toBeUndefined();
     expect(conn.usable).toBe(true);
     peer.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, okHeaders));
@@ -499,7 +500,7 @@ describe('Http2Connection over TLS', () => {
     const conn = connect(port, { tls: { ca: ca.cert, servername: 'localhost' }, keepaliveTimeMs, keepaliveTimeoutMs });
     const r = recorder();
     conn.request(requestBlock(port, '/t.S/Tls', 'https'), r.handlers).write(Buffer.alloc(0), true);
-    await until(() => sockets.length > 0, 'the TCP connection');
+    await eventually('the TCP connection', () => sockets.length > 0, { timeoutMs: 5_000, intervalMs: 5 });
     // Slack for a loaded machine; without a bound the stream would wait for as long as the member stays paused.
     const outcome = await r.closed('the stream to fail', keepaliveTimeMs + keepaliveTimeoutMs + 1_500);
     expect(outcome).toMatchObject({ kind: 'failed', unprocessed: true });

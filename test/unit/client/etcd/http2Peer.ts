@@ -3,13 +3,14 @@
 // test, and a hand-written frame peer on a raw socket (RawPeer) with a
 // fixture that hands out a fresh connection to it per test.
 
-import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Http2SecureServer, Http2Server } from 'node:http2';
 import { createServer as netCreateServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import { encodeHeaderBlock } from '../../../../main/common/http2/hpackEncoder';
 import type { HeaderField } from '../../../../main/common/http2/hpackDecoder';
 import { Http2Connection, type Http2ConnectionOptions, type StreamHandlers, type StreamOutcome } from '../../../../main/client/etcd/http2Connection';
+import { eventually } from '../../../support/waitFor';
 
 // ---- frames, by hand (RFC 9113 §4.1, §6) ----
 
@@ -54,15 +55,6 @@ export const pairs = (fields: HeaderField[]): [string, string][] => fields.map((
 
 // ---- bounded waiting ----
 
-/** Polls every 5 ms until probe returns something truthy; gives up after timeoutMs. */
-export async function until<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 5_000): Promise<T> {
-  return vi.waitFor(() => {
-    const v = probe();
-    if (!v) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    return v;
-  }, { timeout: timeoutMs, interval: 5 });
-}
-
 // ---- a stream's handlers, recorded in order ----
 
 export type StreamEvent = { on: 'headers'; fields: [string, string][]; end: boolean } | { on: 'data'; chunk: Buffer; end: boolean } | { on: 'close'; outcome: StreamOutcome };
@@ -79,7 +71,7 @@ export function recorder() {
     events,
     handlers,
     outcome,
-    closed: (what = 'the stream to close', timeoutMs?: number) => until(outcome, what, timeoutMs),
+    closed: (what = 'the stream to close', timeoutMs?: number) => eventually(what, outcome, { timeoutMs: timeoutMs ?? 5_000, intervalMs: 5 }),
     body: () => Buffer.concat(events.flatMap((e) => (e.on === 'data' ? [e.chunk] : []))),
     /** The header blocks delivered (response headers, then trailers), as [name, value] pairs. */
     headerBlocks: () => events.flatMap((e) => (e.on === 'headers' ? [e.fields] : [])),
@@ -173,7 +165,7 @@ export class RawPeer {
 
   /** The first recorded frame (from index `from`) that matches. */
   async frame(what: string, match: (f: Frame) => boolean, from = 0): Promise<Frame> {
-    return until(() => this.frames.slice(from).find(match), what);
+    return eventually(what, () => this.frames.slice(from).find(match), { timeoutMs: 5_000, intervalMs: 5 });
   }
 
   private barriers = 0;
@@ -191,7 +183,7 @@ export class RawPeer {
 
   /** Waits until the client's HEADERS for these streams have arrived. */
   async streams(...ids: number[]): Promise<void> {
-    await until(() => ids.every((id) => this.frames.some((f) => f.type === HEADERS && f.streamId === id)), `HEADERS for streams ${ids.join(', ')}`);
+    await eventually(`HEADERS for streams ${ids.join(', ')}`, () => ids.every((id) => this.frames.some((f) => f.type === HEADERS && f.streamId === id)), { timeoutMs: 5_000, intervalMs: 5 });
   }
 
   private read(chunk: Buffer): void {
@@ -240,7 +232,7 @@ export function rawPeerFixture() {
   async function opened(n: number, opts: Partial<Http2ConnectionOptions> = {}, { pingsAnswered = true } = {}) {
     answerPings = pingsAnswered;
     const conn = connect(port, opts);
-    const peer = await until(() => peers[taken], 'the connection to arrive');
+    const peer = await eventually('the connection to arrive', () => peers[taken], { timeoutMs: 5_000, intervalMs: 5 });
     taken++;
     answerPings = true;
     const rs = Array.from({ length: n }, () => recorder());
@@ -249,7 +241,7 @@ export function rawPeerFixture() {
       s.write(Buffer.alloc(0), true);
       return s;
     });
-    await until(() => peer.prefaceOk !== undefined, 'the client preface');
+    await eventually('the client preface', () => peer.prefaceOk !== undefined, { timeoutMs: 5_000, intervalMs: 5 });
     expect(peer.prefaceOk).toBe(true);
     await peer.streams(...rs.map((_, i) => 1 + 2 * i));
     return { conn, peer, rs, streams };

@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { vi } from 'vitest';
 import type { MemberConfig } from '../../../../main/etcd/server/memberConfig';
 import { startMember, type Member } from '../../../../main/etcd/server/index';
+import { eventually } from '../../../support/waitFor';
 
 export interface HarnessMember {
   name: string;
@@ -63,20 +63,6 @@ export async function stopAll(dir: string, members: HarnessMember[]): Promise<vo
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Polls `check` every 20 ms until it returns a value other than undefined, or throws after timeoutMs. */
-export async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  return vi.waitFor(async () => {
-    let v: T | undefined;
-    try {
-      v = await check();
-    } catch (err) {
-      throw new Error(`timed out waiting for ${what}: ${(err as Error).message}`);
-    }
-    if (v === undefined) throw new Error(`timed out waiting for ${what}`);
-    return v;
-  }, { timeout: timeoutMs, interval: 20 });
-}
-
 /** The leader id once every running member agrees on one. */
 export async function agreedLeader(members: HarnessMember[], other?: bigint): Promise<bigint> {
   return eventually('an agreed leader', async () => {
@@ -84,7 +70,7 @@ export async function agreedLeader(members: HarnessMember[], other?: bigint): Pr
     const leads = await Promise.all(running.map(async (m) => (await m.member!.status()).result.leader));
     const first = leads[0];
     return first && first !== 0n && first !== other && leads.every((l) => l === first) ? first : undefined;
-  });
+  }, { timeoutMs: 10_000, intervalMs: 20 });
 }
 
 const enc = new TextEncoder();

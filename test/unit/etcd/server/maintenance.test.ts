@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DbSpace } from '../../../../main/etcd/server/dbSpace';
 import { decodeSnapshotBody } from '../../../../main/etcd/snapshotFile';
-import { agreedLeader, eventually, makeConfigs, putReq, start, stopAll, type HarnessMember } from './clusterHarness';
+import { agreedLeader, makeConfigs, putReq, start, stopAll, type HarnessMember } from './clusterHarness';
 import { freePorts } from '../../../support/freePorts';
+import { eventually } from '../../../support/waitFor';
 
 describe('DbSpace', () => {
   it('keeps a high-water allocated size that only defragment lowers', () => {
@@ -36,7 +37,7 @@ describe('maintenance on a running cluster', () => {
     const hashes = await eventually('equal hashes', async () => {
       const all = await Promise.all(members.map(async (m) => (await m.member!.hashKV(0)).result.hash));
       return all.every((h) => h === all[0]) ? all : undefined;
-    });
+    }, { timeoutMs: 10_000, intervalMs: 20 });
     expect(hashes[0]).not.toBe(0);
     const m = members[1]!.member!;
     const img = decodeSnapshotBody(await m.snapshotBody());

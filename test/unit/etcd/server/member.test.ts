@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeClusterId, computeMemberId } from '../../../../main/etcd/server/ids';
-import { agreedLeader, eventually, makeConfigs, putReq, rangeReq, start, stop, stopAll, text, type HarnessMember } from './clusterHarness';
+import { agreedLeader, makeConfigs, putReq, rangeReq, start, stop, stopAll, text, type HarnessMember } from './clusterHarness';
 import { freePorts } from '../../../support/freePorts';
+import { eventually } from '../../../support/waitFor';
 
 const ports = await freePorts(6);
 const snapshotPorts = await freePorts(6);
@@ -32,7 +33,7 @@ describe('three in-process members', () => {
     const list = await eventually('all members published', async () => {
       const l = (await members[2]!.member!.memberList()).result;
       return l.every((x) => x.clientUrls.length === 1) ? l : undefined;
-    });
+    }, { timeoutMs: 10_000, intervalMs: 20 });
     expect(list.map((x) => x.name).sort()).toEqual(['m1', 'm2', 'm3']);
     expect(list.find((x) => x.name === 'm2')!.clientUrls).toEqual(members[1]!.config.advertiseClientUrls);
   });
@@ -66,7 +67,7 @@ describe('three in-process members', () => {
     await eventually('restarted member caught up', async () => {
       const r = await restarted.range(rangeReq('after-failover', true));
       return r.result.kvs.length === 1 ? true : undefined;
-    });
+    }, { timeoutMs: 10_000, intervalMs: 20 });
     const old = await restarted.range(rangeReq('greeting', true));
     expect(old.result.kvs.map((kv) => text(kv.value))).toEqual(['hello']);
     expect(leader.logs.some((l) => l.includes('(restart)'))).toBe(true);
@@ -90,14 +91,14 @@ describe('snapshots', () => {
     const leader = members.find((m) => m.member!.id === lead)!;
     await stop(lagging);
     for (let i = 0; i < 60; i++) await leader.member!.put(putReq(`k${i}`, `v${i}`));
-    await eventually('leader snapshot', () => (leader.logs.some((l) => l.startsWith('saved snapshot')) ? true : undefined));
+    await eventually('leader snapshot', () => (leader.logs.some((l) => l.startsWith('saved snapshot')) ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
 
     lagging.logs.length = 0;
     const back = await start(lagging);
     await eventually('lagging member has k59', async () => {
       const r = await back.range(rangeReq('k59', true));
       return r.result.kvs.length === 1 ? true : undefined;
-    });
+    }, { timeoutMs: 10_000, intervalMs: 20 });
     expect(lagging.logs.some((l) => l.startsWith('applied incoming snapshot'))).toBe(true);
     const all = await back.range({ ...rangeReq('k', true), rangeEnd: new TextEncoder().encode('l') });
     expect(all.result.count).toBe(60);
@@ -117,7 +118,7 @@ describe('snapshots', () => {
     expect(tail.result.kvs.map((kv) => text(kv.value))).toEqual(['tail']);
     // It rejoins: a linearizable read through it sees a write made elsewhere afterwards.
     const other = members.find((m) => m.member && m !== leader)!;
-    await eventually('a leader again', () => (back.hasLeader() ? true : undefined));
+    await eventually('a leader again', () => (back.hasLeader() ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
     await other.member!.put(putReq('post-restart', 'ok'));
     const seen = await back.range(rangeReq('post-restart'));
     expect(seen.result.kvs.length).toBe(1);

@@ -4,8 +4,9 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HarnessMember } from './clusterHarness';
-import { agreedLeader, eventually, makeConfigs, putReq, rangeReq, start, stopAll, text } from './clusterHarness';
+import { agreedLeader, makeConfigs, putReq, rangeReq, start, stopAll, text } from './clusterHarness';
 import { freePorts } from '../../../support/freePorts';
+import { eventually } from '../../../support/waitFor';
 
 const ports = await freePorts(9);
 const { dir, members } = makeConfigs(ports, { snapshotCount: 20, snapshotCatchUpEntries: 5, strictReconfigCheck: false });
@@ -54,19 +55,19 @@ describe('joining a running cluster', () => {
     await eventually('m4 caught up', async () => {
       const r = await joined.range(rangeReq('k59', true));
       return r.result.kvs.length === 1 ? r : undefined;
-    });
+    }, { timeoutMs: 10_000, intervalMs: 20 });
     expect(m4.logs.some((l) => l.includes('applied incoming snapshot'))).toBe(true);
     expect(text((await joined.range(rangeReq('k0', true))).result.kvs[0]!.value)).toBe('v0');
-    await eventually('m4 published', async () => (await leader.memberList()).result.find((m) => m.id === joined.id && m.name === 'm4'));
+    await eventually('m4 published', async () => (await leader.memberList()).result.find((m) => m.id === joined.id && m.name === 'm4'), { timeoutMs: 10_000, intervalMs: 20 });
     expect(joined.isLearner()).toBe(true);
     expect((await joined.status()).result.isLearner).toBe(true);
 
     const promoted = await eventually('promote', async () => {
       const r = await leader.memberPromote(joined.id);
       return 'value' in r.result ? r.result.value : undefined;
-    });
+    }, { timeoutMs: 10_000, intervalMs: 20 });
     expect(promoted.find((m) => m.id === joined.id)?.isLearner).toBe(false);
-    await eventually('m4 sees itself a voter', () => (joined.isLearner() ? undefined : true));
+    await eventually('m4 sees itself a voter', () => (joined.isLearner() ? undefined : true), { timeoutMs: 10_000, intervalMs: 20 });
 
     await leader.memberRemove(joined.id);
     await joined.closed;

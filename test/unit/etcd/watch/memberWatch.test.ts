@@ -4,8 +4,9 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WatchStream, type WatchReply } from '../../../../main/etcd/watch/watchStream';
-import { agreedLeader, eventually, makeConfigs, putReq, start, stop, stopAll, type HarnessMember } from '../server/clusterHarness';
+import { agreedLeader, makeConfigs, putReq, start, stop, stopAll, type HarnessMember } from '../server/clusterHarness';
 import { freePorts } from '../../../support/freePorts';
+import { eventually } from '../../../support/waitFor';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -47,7 +48,7 @@ describe('watches on members', () => {
     const w = watchPrefix(follower, 'f/', 0);
     const revs: number[] = [];
     for (let i = 0; i < 5; i++) revs.push((await leader.member!.put(putReq(`f/${i}`, 'x'))).result.revision);
-    await eventually('follower watcher saw every put', () => (w.revisions().length === 5 ? true : undefined));
+    await eventually('follower watcher saw every put', () => (w.revisions().length === 5 ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
     expect(w.revisions()).toEqual(revs);
     expect(w.replies[0]).toMatchObject({ watchId: 0, created: true });
     const metrics = await follower.member!.metrics.metrics();
@@ -66,7 +67,7 @@ describe('watches on members', () => {
     await stop(lagging);
     const revs: number[] = [];
     for (let i = 0; i < 60; i++) revs.push((await leader.member!.put(putReq(`s/${i}`, `v${i}`))).result.revision);
-    await eventually('leader snapshot', () => (leader.logs.some((l) => l.startsWith('saved snapshot')) ? true : undefined));
+    await eventually('leader snapshot', () => (leader.logs.some((l) => l.startsWith('saved snapshot')) ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
 
     lagging.logs.length = 0;
     const back = await start(lagging);
@@ -74,9 +75,9 @@ describe('watches on members', () => {
     // watcher starts on the member's old store and must move to the new one.
     const before = back.watchable().currentRevision;
     const w = watchPrefix(lagging, 's/', revs[0]!);
-    await eventually('snapshot applied', () => (lagging.logs.some((l) => l.startsWith('applied incoming snapshot')) ? true : undefined));
+    await eventually('snapshot applied', () => (lagging.logs.some((l) => l.startsWith('applied incoming snapshot')) ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
     for (let i = 60; i < 65; i++) revs.push((await leader.member!.put(putReq(`s/${i}`, `v${i}`))).result.revision);
-    await eventually('restored watcher saw every put', () => (w.revisions().length >= revs.length ? true : undefined));
+    await eventually('restored watcher saw every put', () => (w.revisions().length >= revs.length ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
     expect(before).toBeLessThan(revs[0]!);
     expect(w.revisions()).toEqual(revs);
     w.stream.close();

@@ -1,7 +1,8 @@
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MessageType, type MemberId, type Message } from '../../../../../main/etcd/raft/types';
 import { PeerTransport } from '../../../../../main/etcd/server/transport';
+import { eventually } from '../../../../support/waitFor';
 
 const live: PeerTransport[] = [];
 afterEach(async () => {
@@ -13,12 +14,6 @@ async function start(id: MemberId, registry: Registry, got: Message[]): Promise<
   live.push(t);
   await t.start();
   return t;
-}
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  await vi.waitFor(async () => {
-    if (!(await cond())) throw new Error(`timed out waiting for ${what}`);
-  }, { timeout: ms, interval: 10 });
 }
 
 async function value(r: Registry, name: string, labels: Record<string, string>): Promise<number> {
@@ -42,14 +37,14 @@ describe('peer metrics', () => {
     a.addPeer(0xbn, [`http://127.0.0.1:${b.boundPorts[0]}`]);
     a.send([msg(0xan, 0xbn, { commit: 1 })]);
     a.send([msg(0xan, 0xbn, { type: MessageType.Snap, snapshot: { data: new Uint8Array(1000), metadata: { index: 3, term: 1, confState: { voters: [], learners: [] } } } })]);
-    await waitFor('delivered', () => gotB.length === 2);
-    await waitFor('sent counted', async () => (await value(ra, 'etcd_network_peer_sent_bytes_total', { To: 'b' })) > 1000);
+    await eventually('delivered', () => gotB.length === 2, { timeoutMs: 8000, intervalMs: 10 });
+    await eventually('sent counted', async () => (await value(ra, 'etcd_network_peer_sent_bytes_total', { To: 'b' })) > 1000, { timeoutMs: 8000, intervalMs: 10 });
     expect(await value(rb, 'etcd_network_peer_received_bytes_total', { From: 'a' })).toBeGreaterThan(1000);
     expect(await value(ra, 'etcd_network_snapshot_send_success', { To: 'b' })).toBe(1);
     expect(await value(ra, 'etcd_network_active_peers', { Local: 'a', Remote: 'b' })).toBe(1);
 
     await b.stop();
-    await waitFor('disconnect counted', async () => (await value(ra, 'etcd_network_disconnected_peers_total', { Local: 'a', Remote: 'b' })) === 1);
+    await eventually('disconnect counted', async () => (await value(ra, 'etcd_network_disconnected_peers_total', { Local: 'a', Remote: 'b' })) === 1, { timeoutMs: 8000, intervalMs: 10 });
     expect(await value(ra, 'etcd_network_active_peers', { Local: 'a', Remote: 'b' })).toBe(0);
   });
 });

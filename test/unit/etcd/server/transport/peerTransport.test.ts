@@ -1,9 +1,10 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EntryType, MessageType, type MemberId, type Message } from '../../../../../main/etcd/raft/types';
 import { PeerTransport, STREAM_QUEUE_LIMIT } from '../../../../../main/etcd/server/transport';
 import { MD_CLUSTER_ID, MD_FROM, MD_TO, STREAM_PATH, maxStreamMessageBytes } from '../../../../../main/etcd/server/transport/peerProtocol';
 import { Client, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
+import { eventually } from '../../../../support/waitFor';
 
 const CLUSTER = 0xcdf818194e3a8c32n;
 const ID1 = 0x8e9e05c52164694dn;
@@ -60,12 +61,6 @@ function msg(from: MemberId, to: MemberId, over: Partial<Message> = {}): Message
   };
 }
 
-async function waitFor(what: string, cond: () => boolean, ms = 8000): Promise<void> {
-  await vi.waitFor(() => {
-    if (!cond()) throw new Error(`timed out waiting for ${what}`);
-  }, { timeout: ms, interval: 10 });
-}
-
 async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -102,7 +97,7 @@ describe('PeerTransport', () => {
     expect(b.logs.some((l) => l.includes(`refused a ${limit + 1}-byte raft message batch`))).toBe(true);
     connect(a, b);
     a.t.send([msg(ID1, ID2, { commit: 7 })]);
-    await waitFor('delivery after the bad calls', () => b.got.some((m) => m.commit === 7));
+    await eventually('delivery after the bad calls', () => b.got.some((m) => m.commit === 7), { timeoutMs: 8000, intervalMs: 10 });
   });
 
   it('delivers messages between three members in order per sender', async () => {
@@ -115,7 +110,7 @@ describe('PeerTransport', () => {
       if (i % 50 === 0) await new Promise((r) => setImmediate(r));
     }
     c.t.send([msg(ID3, ID2, { type: MessageType.VoteResp, term: 9 })]);
-    await waitFor('all heartbeats', () => b.got.length === N + 1 && c.got.length === N);
+    await eventually('all heartbeats', () => b.got.length === N + 1 && c.got.length === N, { timeoutMs: 8000, intervalMs: 10 });
     const fromA = b.got.filter((m) => m.from === ID1).map((m) => m.commit);
     expect(fromA).toEqual(Array.from({ length: N }, (_, i) => i + 1));
     expect(c.got.map((m) => m.commit)).toEqual(Array.from({ length: N }, (_, i) => i + 1));
@@ -129,13 +124,13 @@ describe('PeerTransport', () => {
   it('keeps appends in order and lets a heartbeat overtake a large append batch', async () => {
     const [a, b] = [await member(ID1), await member(ID2)];
     connect(a, b);
-    await waitFor('streams up', () => a.t.isConnected(ID2));
+    await eventually('streams up', () => a.t.isConnected(ID2), { timeoutMs: 8000, intervalMs: 10 });
     const MiB = new Uint8Array(1024 * 1024).fill(7);
     const apps = Array.from({ length: 24 }, (_, i) =>
       msg(ID1, ID2, { type: MessageType.App, index: i, entries: [{ term: 1, index: i + 1, type: EntryType.Normal, data: MiB }] }),
     );
     a.t.send([...apps, msg(ID1, ID2, { commit: 99 })]);
-    await waitFor('appends', () => b.got.length === 25, 20000);
+    await eventually('appends', () => b.got.length === 25, { timeoutMs: 20000, intervalMs: 10 });
     const order = b.got.map((m) => (m.type === MessageType.App ? m.index : 'hb'));
     expect(order.filter((x) => x !== 'hb')).toEqual(apps.map((m) => m.index));
     expect(order.indexOf('hb')).toBeLessThan(order.length - 1);
@@ -148,7 +143,7 @@ describe('PeerTransport', () => {
     a.t.send([msg(ID1, ID3)]); // unknown: dropped, no report
     a.t.addPeer(ID2, [`http://127.0.0.1:${port}`]);
     a.t.send([msg(ID1, ID2, { commit: 1 })]);
-    await waitFor('unreachable report', () => a.unreachable.includes(ID2));
+    await eventually('unreachable report', () => a.unreachable.includes(ID2), { timeoutMs: 8000, intervalMs: 10 });
     expect(a.unreachable.every((id) => id === ID2)).toBe(true);
     expect(a.logs.some((l) => l.includes('unknown remote peer target'))).toBe(true);
     expect(a.t.isConnected(ID2)).toBe(false);
@@ -157,9 +152,9 @@ describe('PeerTransport', () => {
     await new Promise((r) => setTimeout(r, 400));
     const b = await member(ID2, { port });
     b.t.addPeer(ID1, [a.url]);
-    await waitFor('reconnect', () => a.t.isConnected(ID2), 10000);
+    await eventually('reconnect', () => a.t.isConnected(ID2), { timeoutMs: 10000, intervalMs: 10 });
     a.t.send([msg(ID1, ID2, { commit: 2 }), msg(ID1, ID2, { commit: 3 })]);
-    await waitFor('later messages', () => b.got.some((m) => m.commit === 3));
+    await eventually('later messages', () => b.got.some((m) => m.commit === 3), { timeoutMs: 8000, intervalMs: 10 });
     expect(b.got.map((m) => m.commit).filter((c) => c >= 2)).toEqual([2, 3]);
   });
 
@@ -173,24 +168,24 @@ describe('PeerTransport', () => {
     const b = await member(ID2, { port });
     b.t.addPeer(ID1, [a.url]);
     b.t.send([msg(ID2, ID1, { type: MessageType.HeartbeatResp })]);
-    await waitFor('heard from b', () => a.got.length === 1);
+    await eventually('heard from b', () => a.got.length === 1, { timeoutMs: 8000, intervalMs: 10 });
     const heardAt = Date.now();
-    await waitFor('reconnect', () => a.t.isConnected(ID2));
+    await eventually('reconnect', () => a.t.isConnected(ID2), { timeoutMs: 8000, intervalMs: 10 });
     expect(Date.now() - heardAt).toBeLessThan(500);
   });
 
   it('reports unreachable and reconnects after the peer restarts', async () => {
     const [a, b] = [await member(ID1), await member(ID2)];
     connect(a, b);
-    await waitFor('up', () => a.t.isConnected(ID2));
+    await eventually('up', () => a.t.isConnected(ID2), { timeoutMs: 8000, intervalMs: 10 });
     const port = b.t.boundPorts[0]!;
     await b.t.stop();
-    await waitFor('down noticed', () => !a.t.isConnected(ID2) && a.unreachable.includes(ID2));
+    await eventually('down noticed', () => !a.t.isConnected(ID2) && a.unreachable.includes(ID2), { timeoutMs: 8000, intervalMs: 10 });
     expect(a.logs.some((l) => l.includes('became inactive'))).toBe(true);
     const b2 = await member(ID2, { port });
-    await waitFor('back up', () => a.t.isConnected(ID2), 10000);
+    await eventually('back up', () => a.t.isConnected(ID2), { timeoutMs: 10000, intervalMs: 10 });
     a.t.send([msg(ID1, ID2, { commit: 5 })]);
-    await waitFor('delivered', () => b2.got.some((m) => m.commit === 5));
+    await eventually('delivered', () => b2.got.some((m) => m.commit === 5), { timeoutMs: 8000, intervalMs: 10 });
   });
 
   it('bounds the queue of a peer that accepts connections but never answers', async () => {
@@ -231,9 +226,9 @@ describe('PeerTransport', () => {
     const b = await member(ID2, { clusterId: 0x1111n });
     connect(a, b);
     a.t.send([msg(ID1, ID2, { commit: 1 })]);
-    await waitFor('mismatch logged', () => b.logs.some((l) => l.includes('request cluster ID mismatch')));
-    await waitFor('sender told', () => a.logs.some((l) => l.includes('ignored by remote peer') && l.includes('cluster ID mismatch')));
-    await waitFor('unreachable', () => a.unreachable.includes(ID2));
+    await eventually('mismatch logged', () => b.logs.some((l) => l.includes('request cluster ID mismatch')), { timeoutMs: 8000, intervalMs: 10 });
+    await eventually('sender told', () => a.logs.some((l) => l.includes('ignored by remote peer') && l.includes('cluster ID mismatch')), { timeoutMs: 8000, intervalMs: 10 });
+    await eventually('unreachable', () => a.unreachable.includes(ID2), { timeoutMs: 8000, intervalMs: 10 });
     expect(a.t.isConnected(ID2)).toBe(false);
     expect(b.got).toEqual([]);
     expect(a.got).toEqual([]);
@@ -249,9 +244,9 @@ describe('PeerTransport', () => {
       snapshot: { data, metadata: { index: 5000, term: 3, confState: { voters: [ID1, ID2], learners: [] } } },
     });
     a.t.send([snap, msg(ID1, ID2, { commit: 1 }), msg(ID1, ID2, { commit: 2 })]);
-    await waitFor('snapshot status', () => a.snapStatus.length === 1, 20000);
+    await eventually('snapshot status', () => a.snapStatus.length === 1, { timeoutMs: 20000, intervalMs: 10 });
     expect(a.snapStatus).toEqual([{ id: ID2, ok: true }]);
-    await waitFor('heartbeats', () => b.got.filter((m) => m.type === MessageType.Heartbeat).length === 2);
+    await eventually('heartbeats', () => b.got.filter((m) => m.type === MessageType.Heartbeat).length === 2, { timeoutMs: 8000, intervalMs: 10 });
     const got = b.got.find((m) => m.type === MessageType.Snap)!;
     expect(got.snapshot!.metadata).toEqual(snap.snapshot!.metadata);
     expect(Buffer.compare(Buffer.from(got.snapshot!.data), Buffer.from(data))).toBe(0);
@@ -261,7 +256,7 @@ describe('PeerTransport', () => {
     const a = await member(ID1);
     a.t.addPeer(ID2, [`http://127.0.0.1:${await freePort()}`]);
     a.t.send([msg(ID1, ID2, { type: MessageType.Snap, snapshot: { data: new Uint8Array(10), metadata: { index: 1, term: 1, confState: { voters: [], learners: [] } } } })]);
-    await waitFor('snapshot failure', () => a.snapStatus.length === 1);
+    await eventually('snapshot failure', () => a.snapStatus.length === 1, { timeoutMs: 8000, intervalMs: 10 });
     expect(a.snapStatus).toEqual([{ id: ID2, ok: false }]);
     expect(a.unreachable).toContain(ID2);
   });
@@ -269,15 +264,15 @@ describe('PeerTransport', () => {
   it('tries a peer\'s next URL when one is dead, and follows updatePeer', async () => {
     const [a, b] = [await member(ID1), await member(ID2)];
     a.t.addPeer(ID2, [`http://127.0.0.1:${await freePort()}`, b.url]);
-    await waitFor('connected via the second URL', () => a.t.isConnected(ID2), 10000);
+    await eventually('connected via the second URL', () => a.t.isConnected(ID2), { timeoutMs: 10000, intervalMs: 10 });
     a.t.send([msg(ID1, ID2, { commit: 1 })]);
-    await waitFor('delivered', () => b.got.length === 1);
+    await eventually('delivered', () => b.got.length === 1, { timeoutMs: 8000, intervalMs: 10 });
 
     const c = await member(ID2); // same id, new address: the member moved
     a.t.updatePeer(ID2, [c.url]);
-    await waitFor('connected to the new URL', () => a.t.isConnected(ID2), 10000);
+    await eventually('connected to the new URL', () => a.t.isConnected(ID2), { timeoutMs: 10000, intervalMs: 10 });
     a.t.send([msg(ID1, ID2, { commit: 2 })]);
-    await waitFor('delivered to new address', () => c.got.length === 1);
+    await eventually('delivered to new address', () => c.got.length === 1, { timeoutMs: 8000, intervalMs: 10 });
     expect(b.got.map((m) => m.commit)).toEqual([1]);
 
     a.t.removePeer(ID2);
@@ -295,11 +290,11 @@ describe('PeerTransport', () => {
     a.t.addPeer(ID2, [b.url]);
     b.t.addPeer(ID1, [a.url]);
     a.t.addPeer(ID3, [`http://127.0.0.1:${await freePort()}`]); // down: in backoff
-    await waitFor('up', () => a.t.isConnected(ID2) && b.t.isConnected(ID1));
+    await eventually('up', () => a.t.isConnected(ID2) && b.t.isConnected(ID1), { timeoutMs: 8000, intervalMs: 10 });
     a.t.send([msg(ID1, ID2)]);
     expect(count()).toBeGreaterThan(baseline);
     await Promise.all(live.splice(0).map((t) => t.stop()));
-    await waitFor('handles released', () => count() <= baseline, 5000);
+    await eventually('handles released', () => count() <= baseline, { timeoutMs: 5000, intervalMs: 10 });
     a.t.send([msg(ID1, ID2)]); // after stop: ignored, no new handles
     expect(count()).toBeLessThanOrEqual(baseline);
   });

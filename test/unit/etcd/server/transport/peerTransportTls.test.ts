@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MessageType, type MemberId, type Message } from '../../../../../main/etcd/raft/types';
 import { PeerTransport, type PeerTlsOptions } from '../../../../../main/etcd/server/transport';
+import { eventually } from '../../../../support/waitFor';
 
 const CLUSTER = 0xabcn;
 let dir = '';
@@ -42,12 +43,6 @@ function transport(id: MemberId, scheme: 'http' | 'https', got: Message[], unrea
   return t;
 }
 
-async function waitFor(what: string, cond: () => boolean, ms = 8000): Promise<void> {
-  await vi.waitFor(() => {
-    if (!cond()) throw new Error(`timed out waiting for ${what}`);
-  }, { timeout: ms, interval: 10 });
-}
-
 const hb = (from: MemberId, to: MemberId, commit: number): Message => ({
   type: MessageType.Heartbeat, to, from, term: 1, logTerm: 0, index: 0, entries: [], commit, reject: false, rejectHint: 0,
 });
@@ -63,7 +58,7 @@ describe('PeerTransport over https', () => {
     b.addPeer(1n, [`https://127.0.0.1:${a.boundPorts[0]}`]);
     a.send([hb(1n, 2n, 1)]);
     b.send([hb(2n, 1n, 2)]);
-    await waitFor('both delivered', () => gotA.length === 1 && gotB.length === 1);
+    await eventually('both delivered', () => gotA.length === 1 && gotB.length === 1, { timeoutMs: 8000, intervalMs: 10 });
     expect([gotA[0]!.commit, gotB[0]!.commit]).toEqual([2, 1]);
   });
 
@@ -75,7 +70,7 @@ describe('PeerTransport over https', () => {
     await Promise.all([b.start(), plain.start()]);
     plain.addPeer(2n, [`http://127.0.0.1:${b.boundPorts[0]}`]);
     plain.send([hb(1n, 2n, 1)]);
-    await waitFor('unreachable', () => unreachable.includes(2n));
+    await eventually('unreachable', () => unreachable.includes(2n), { timeoutMs: 8000, intervalMs: 10 });
     expect(plain.isConnected(2n)).toBe(false);
     expect(gotB).toEqual([]);
   });
