@@ -2,14 +2,17 @@
 // error is reported, and which bad records count as a torn tail (only in the
 // newest segment — every older one was fsynced before the next was cut).
 
-import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { isTornTail, scanSegment, type ScannedRecord } from './reader';
+import { isTornTail, scanSegment, type ScanResult, type ScannedRecord } from './reader';
+import { FRAME_HEADER } from './record';
 import { listSegments, type SegmentName } from './segment';
+import { SegmentFile } from './segmentFile';
 
 export interface LogTail {
-  /** The newest segment's bytes as read. */
+  /** The newest segment's bytes up to at least its last non-zero byte; the rest of the file is zeros. */
   buf: Buffer;
+  /** The newest segment's size in bytes. */
+  size: number;
   /** Offset just past its last good record: where appending resumes. */
   end: number;
   /** Rolling crc at `end`. */
@@ -46,22 +49,41 @@ export function readLog(dir: string, segs: SegmentName[], start: number, visit: 
   let tail: LogTail | undefined;
   for (let i = start; i < segs.length; i++) {
     const path = join(dir, segs[i].name);
-    const buf = fs.readFileSync(path);
+    const { buf, res, records, size } = scanFile(SegmentFile.read(path), seed);
     const where = (offset: number) => `${path} at offset ${offset}`;
-    const res = scanSegment(buf, seed, (r) => {
+    for (const r of records) {
       try {
         visit(r);
       } catch (err) {
         throw new Error(`wal: ${(err as Error).message} (${where(r.offset)})`);
       }
-    });
+    }
     const last = i === segs.length - 1;
     if (res.failure && !(last && isTornTail(buf, res.failure))) {
       throw new Error(`wal: corrupt record in ${where(res.failure.offset)}: ${res.failure.reason}`);
     }
     if (res.end === 0) throw new Error(`wal: segment ${path} has no valid header`);
     seed = res.crc;
-    if (last) tail = { buf, end: res.end, crc: res.crc };
+    if (last) tail = { buf, size, end: res.end, crc: res.crc };
   }
   return tail!;
+}
+
+/**
+ * Scans a segment as if its whole file were in memory: from the bytes up to
+ * just past its last non-zero one (plus a record header's worth), given more
+ * zeros and scanned again whenever the scan reached the end of what it was
+ * given — a record whose last bytes are zeros, a length that claims more, or
+ * a clean end before the file's — until it stops inside them or has the whole file.
+ */
+function scanFile(file: SegmentFile, seed: number | undefined): { buf: Buffer; res: ScanResult; records: ScannedRecord[]; size: number } {
+  let length = Math.min(file.size, file.dataEnd + FRAME_HEADER);
+  for (;;) {
+    const buf = file.materialize(length);
+    const records: ScannedRecord[] = [];
+    const res = scanSegment(buf, seed, (r) => records.push(r));
+    const reachedEnd = res.failure ? res.failure.claimedEnd >= buf.length : true;
+    if (!reachedEnd || buf.length >= file.size) return { buf, res, records, size: file.size };
+    length = Math.min(file.size, Math.max(2 * length, length + 64 * 1024));
+  }
 }

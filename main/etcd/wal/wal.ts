@@ -207,7 +207,7 @@ export class Wal {
     const lastSeg = segs[segs.length - 1];
     const fd = await openFd(join(dir, lastSeg.name), 'r+');
     try {
-      await repairTail(fd, tail.buf, tail.end, segmentBytes);
+      await repairTail(fd, tail.buf, tail.end, tail.size, segmentBytes);
     } catch (err) {
       await closeFd(fd);
       throw err;
@@ -354,12 +354,13 @@ async function writeNewSegment(dir: string, name: string, header: Buffer, segmen
 }
 
 /** Zeroes whatever follows the last good record and restores the preallocation. */
-async function repairTail(fd: number, buf: Buffer, end: number, segmentBytes: number): Promise<void> {
+async function repairTail(fd: number, buf: Buffer, end: number, fileSize: number, segmentBytes: number): Promise<void> {
+  // buf holds every non-zero byte of the file, so this is the file's dirty end.
   const dirtyEnd = endOfNonZero(buf, end);
   if (dirtyEnd > end) await writeAllAt(fd, Buffer.alloc(dirtyEnd - end), end);
-  const size = Math.max(buf.length, segmentBytes);
-  if (buf.length < size) await preallocate(fd, buf.length, size);
-  if (dirtyEnd > end || buf.length < size) await fsyncFd(fd);
+  const size = Math.max(fileSize, segmentBytes);
+  if (fileSize < size) await preallocate(fd, fileSize, size);
+  if (dirtyEnd > end || fileSize < size) await fsyncFd(fd);
 }
 
 function removeTmpFiles(dir: string): void {
