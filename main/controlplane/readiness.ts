@@ -9,12 +9,14 @@
 //
 // unusableReason is pure (the facts and the time come in); probeUsable reads
 // the facts through a client of the API server (the admin's, from
-// DIR/kubeconfig). This module loads the Kubernetes client: the supervisor
-// imports it only when it waits for the controllers, not at start.
+// DIR/kubeconfig). The kubeconfig is read here with the YAML parser, not
+// client-node's KubeConfig: loading client-node costs a quarter second of CPU
+// just when the controllers boot beside it, at the end of every start.
 
+import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
-import { RestClient } from '../client/kube/rest';
+import { parse } from 'yaml';
+import { RestClient } from '../client/kube/restClient';
 import { aggregatedRules, type ClusterRole } from '../kube/clusterRoleAggregation';
 
 export const ELECTED_COMPONENTS = ['kube-scheduler', 'kube-controller-manager'] as const;
@@ -72,9 +74,44 @@ export async function probeUsable(rest: RestClient, want: { nodes: number }, tim
   return unusableReason({ leases, nodes, clusterRoles }, { ...want, nowMs: Date.now() });
 }
 
-/** A client of the API server as the kubeconfig's user, for probeUsable; close() it after. */
-export function kubeconfigClient(kubeconfig: string, userAgent: string): Promise<RestClient> {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  return RestClient.fromKubeConfig(kc, userAgent);
+interface Named<T> {
+  name: string;
+  [key: string]: T | string;
+}
+
+/**
+ * A client of the API server as the kubeconfig's current user, for
+ * probeUsable; close() it after. Takes what `up` writes (kubeconfigYaml):
+ * the current context's cluster server and certificate-authority-data, its
+ * user's client-certificate-data and client-key-data.
+ */
+export function kubeconfigClient(kubeconfig: string, userAgent: string): RestClient {
+  const doc = parse(readFileSync(kubeconfig, 'utf8')) as {
+    'current-context'?: string;
+    contexts?: Named<{ cluster?: string; user?: string }>[];
+    clusters?: Named<{ server?: string; 'certificate-authority-data'?: string }>[];
+    users?: Named<{ 'client-certificate-data'?: string; 'client-key-data'?: string }>[];
+  };
+  const pick = <T>(list: Named<T>[] | undefined, name: string | undefined, field: string): T => {
+    const found = list?.find((x) => x.name === name)?.[field];
+    if (found === undefined || typeof found === 'string') throw new Error(`${kubeconfig}: no ${field} named ${name ?? '(none)'}`);
+    return found;
+  };
+  const context = pick(doc.contexts, doc['current-context'], 'context');
+  const cluster = pick(doc.clusters, context.cluster, 'cluster');
+  const user = pick(doc.users, context.user, 'user');
+  const data = (b64: string | undefined, what: string) => {
+    if (!b64) throw new Error(`${kubeconfig}: no ${what}`);
+    return Buffer.from(b64, 'base64');
+  };
+  if (!cluster.server) throw new Error(`${kubeconfig}: no server`);
+  return RestClient.fromTls(
+    cluster.server,
+    {
+      ca: data(cluster['certificate-authority-data'], 'certificate-authority-data'),
+      cert: data(user['client-certificate-data'], 'client-certificate-data'),
+      key: data(user['client-key-data'], 'client-key-data'),
+    },
+    userAgent,
+  );
 }

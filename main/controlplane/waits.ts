@@ -66,7 +66,7 @@ export async function waitApiServerReady(sup: RunningPlane, deadline: number): P
 export async function waitUsable(sup: RunningPlane, deadline: number): Promise<string | undefined> {
   const ctl = sup.controllers!;
   const { kubeconfigClient, probeUsable } = await import('./readiness');
-  const rest = await kubeconfigClient(sup.apiLayout!.kubeconfig, 'pilothouse-supervisor');
+  const rest = kubeconfigClient(sup.apiLayout!.kubeconfig, 'pilothouse-supervisor');
   let why = 'no answer';
   try {
     const usable = await sup.pollUntil(

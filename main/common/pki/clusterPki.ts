@@ -12,7 +12,10 @@
 
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { issueCa, issueLeaf, type KeyAndCert, type LeafRequest } from './certificates';
+import type { KeyAndCert, LeafRequest } from './certificates';
+// Loaded only when a certificate is issued: @peculiar/x509 costs a start that
+// finds its PKI complete (every warm restart) a tenth of a second of CPU.
+const certificates = () => import('./certificates');
 
 export interface CertPaths {
   cert: string;
@@ -45,8 +48,8 @@ export function clusterPkiPaths(dir: string, memberNames: string[]): ClusterPki 
 export async function ensureClusterPki(dir: string, memberNames: string[]): Promise<ClusterPki> {
   const pki = clusterPkiPaths(dir, memberNames);
   privateDir(dir);
-  const ca = await ensurePair(pki.ca, () => issueCa(CA_COMMON_NAME));
-  const leaf = (paths: CertPaths, req: LeafRequest) => ensurePair(paths, () => issueLeaf(ca, req));
+  const ca = await ensurePair(pki.ca, async () => (await certificates()).issueCa(CA_COMMON_NAME));
+  const leaf = (paths: CertPaths, req: LeafRequest) => ensurePair(paths, async () => (await certificates()).issueLeaf(ca, req));
   for (const name of pki.members.keys()) privateDir(join(dir, name));
   // All at once: key generation and signing run on libuv's pool, so a busy
   // machine delays the batch once rather than once per certificate.

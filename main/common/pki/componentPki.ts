@@ -14,7 +14,9 @@
 
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { issueLeaf } from './certificates';
+// Loaded only when a certificate is issued: @peculiar/x509 costs a start that
+// finds its PKI complete (every warm restart) a tenth of a second of CPU.
+const certificates = () => import('./certificates');
 import { ensurePair, writeWhole, type CertPaths } from './clusterPki';
 import type { KubePki } from './kubePki';
 
@@ -57,7 +59,7 @@ export async function ensureComponentPki(kube: KubePki, dataDir: string, server:
   // All at once, as in ensureClusterPki: the controllers wait for these before their first request.
   await Promise.all(
     all.map(async (c) => {
-      const kc = await ensurePair(c.pair, () => issueLeaf(ca, { profile: 'client', commonName: c.user, organizations: c.groups.length ? c.groups : undefined }));
+      const kc = await ensurePair(c.pair, async () => (await certificates()).issueLeaf(ca, { profile: 'client', commonName: c.user, organizations: c.groups.length ? c.groups : undefined }));
       const text = componentKubeconfig(server, ca.cert, c.user, kc.cert, kc.key);
       if (!existsSync(c.kubeconfig) || readFileSync(c.kubeconfig, 'utf8') !== text) writeWhole(c.kubeconfig, text, 0o600);
       else chmodSync(c.kubeconfig, 0o600);

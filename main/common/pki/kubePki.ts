@@ -22,7 +22,9 @@ import { generateKeyPair } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { issueCa, issueLeaf } from './certificates';
+// Loaded only when a certificate is issued: @peculiar/x509 costs a start that
+// finds its PKI complete (every warm restart) a tenth of a second of CPU.
+const certificates = () => import('./certificates');
 import { ensurePair, privateDir, writeWhole, type CertPaths, type ClusterPki } from './clusterPki';
 
 export interface KubePki {
@@ -67,16 +69,16 @@ export function kubePkiPaths(etcdPki: ClusterPki): KubePki {
 export async function ensureKubePki(etcdPki: ClusterPki): Promise<KubePki> {
   const pki = kubePkiPaths(etcdPki);
   privateDir(pki.dir);
-  const kubeCa = await ensurePair(pki.ca, () => issueCa(KUBE_CA_COMMON_NAME));
+  const kubeCa = await ensurePair(pki.ca, async () => (await certificates()).issueCa(KUBE_CA_COMMON_NAME));
   const etcdCa = await ensurePair(etcdPki.ca, () => {
     throw new Error(`etcd CA missing at ${etcdPki.ca.cert}`);
   });
   // All at once, as in ensureClusterPki.
   await Promise.all([
-    ensurePair(pki.apiserver, () => issueLeaf(kubeCa, { profile: 'server', commonName: 'kube-apiserver', hosts: APISERVER_HOSTS })),
-    ensurePair(pki.admin, () => issueLeaf(kubeCa, { profile: 'client', commonName: 'admin', organizations: ['system:masters'] })),
-    ensurePair(pki.apiserverEtcdClient, () =>
-      issueLeaf(etcdCa, { profile: 'client', commonName: 'kube-apiserver-etcd-client', organizations: ['system:masters'] }),
+    ensurePair(pki.apiserver, async () => (await certificates()).issueLeaf(kubeCa, { profile: 'server', commonName: 'kube-apiserver', hosts: APISERVER_HOSTS })),
+    ensurePair(pki.admin, async () => (await certificates()).issueLeaf(kubeCa, { profile: 'client', commonName: 'admin', organizations: ['system:masters'] })),
+    ensurePair(pki.apiserverEtcdClient, async () =>
+      (await certificates()).issueLeaf(etcdCa, { profile: 'client', commonName: 'kube-apiserver-etcd-client', organizations: ['system:masters'] }),
     ),
     ensureServiceAccountKeys(pki.serviceAccount),
   ]);

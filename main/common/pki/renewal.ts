@@ -19,7 +19,10 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { issueLeaf, leafRequestOf, type KeyAndCert, type Validity } from './certificates';
+import type { KeyAndCert, Validity } from './certificates';
+// Loaded only when a certificate is issued: @peculiar/x509 costs a start that
+// finds its PKI complete (every warm restart) a tenth of a second of CPU.
+const certificates = () => import('./certificates');
 import { writePair, writeWhole, type CertPaths } from './clusterPki';
 
 export type CaName = 'ca' | 'etcd-ca';
@@ -100,6 +103,7 @@ export function expirationOf(c: ManagedCert | ManagedCa): ExpirationInfo {
 export async function renewCert(dataDir: string, c: ManagedCert, validity: Validity = {}): Promise<KeyAndCert> {
   const ca = pkiInventory(dataDir).cas.find((a) => a.name === c.caName)!;
   const caPair = { cert: readFileSync(ca.pair.cert, 'utf8'), key: readFileSync(ca.pair.key, 'utf8') };
+  const { issueLeaf, leafRequestOf } = await certificates();
   const renewed = await issueLeaf(caPair, leafRequestOf(readFileSync(c.pair.cert, 'utf8')), validity);
   writePair(c.pair, renewed);
   if (c.kubeconfig && existsSync(c.kubeconfig)) writeWhole(c.kubeconfig, withClientCert(readFileSync(c.kubeconfig, 'utf8'), renewed), 0o600);
