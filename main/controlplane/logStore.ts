@@ -107,6 +107,11 @@ export class LogStore {
     return hits.slice(Math.max(0, hits.length - Math.max(0, limit)));
   }
 
+  /** Whether a component has written a line of its own (not only the supervisor's notes about it). */
+  hasOwnOutput(component: string): boolean {
+    return this.rings.get(component)?.all().some((l) => l.stream !== 'supervisor') ?? false;
+  }
+
   components(): string[] {
     return [...this.rings.keys()].sort();
   }

@@ -8,11 +8,11 @@
 //
 // The API server starts with the members, so its own start-up overlaps their
 // election; it retries etcd until a leader answers and is ready when /readyz
-// answers 200. The controllers
-// (`pilothouse controllers --data-dir DIR`: scheduler, controller manager,
-// simulated kubelets) start once the API server is ready, and the plane is
-// usable once they hold their Leases, the aggregated roles have their rules
-// and every node is Ready (planeReadiness.ts). Both `pilothouse up` and the
+// answers 200. The controllers (`pilothouse controllers --data-dir DIR`:
+// scheduler, controller manager, simulated kubelets) start once every member
+// has booted, wait for /readyz themselves, and the plane is usable once they
+// hold their Leases, the aggregated roles have their rules and every node is
+// Ready (readiness.ts). Both `pilothouse up` and the
 // console run the plane through this class; restartInTurn (rollingRestart.ts)
 // restarts every component in turn, e.g. after a certificate renewal. One
 // component at a time is started, stopped, restarted, paused, resumed or
@@ -31,7 +31,7 @@ import { apiServerFlags, apiServerLayout, apiServerProgram, probeReadyz, writeKu
 import type { ClientPem } from '../common/tlsChannel';
 import { CONTROLLER_NODES, controllersLayout, controllersProgram, selfProgram } from './programs';
 import { restartInTurn, type RollingRestartReport } from './rollingRestart';
-import { waitApiServerReady, waitMembersHealthy, waitUsable } from './waits';
+import { leaderTerm, waitApiServerReady, waitMembersHealthy, waitUsable } from './waits';
 import { clusterLayout, etcdctlEnv, memberFlags, pkiFor, type LocalClusterOptions, type MemberLayout } from './localCluster';
 import type { Program } from './program';
 import type { RunningPlane } from './runningPlane';
@@ -290,19 +290,19 @@ export class Supervisor implements RunningPlane {
 
     this.steps.begin('leader');
     const leader = await this.pollUntil(deadline, async () => {
-      const answers = await Promise.all(this.layout.map((m) => this.client(m.name).status(500).catch(() => undefined)));
-      const st = answers.find((a) => a !== undefined && a.leader !== '0');
-      return st ? `term ${st.raftTerm}` : undefined;
+      // The controllers boot (load, make their PKI and clients) while the
+      // members elect and the API server finishes, then wait for /readyz.
+      // Not before every member has said something (loaded, read its data
+      // dir): on two CPUs they would slow the members' boot; the election
+      // after it mostly waits out its randomized timeout, with CPU to spare.
+      if (this.controllers?.state === 'stopped' && this.layout.every((m) => this.o.logs.hasOwnOutput(m.name))) this.controllers.start();
+      return leaderTerm(this);
     });
     if (leader === undefined) {
       this.steps.fail('leader', `no leader within ${timeoutMs} ms; see the members' logs`);
       return false;
     }
     this.steps.done('leader', leader);
-    // The controllers boot (load, make their PKI and clients) while the API
-    // server finishes; they wait for its /readyz themselves before their
-    // first request. Not earlier: on two CPUs their boot would slow the
-    // members' own, and the election waits on that.
     this.controllers?.start();
 
     this.steps.begin('quorum');

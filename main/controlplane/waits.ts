@@ -9,6 +9,12 @@ import type { RunningPlane } from './runningPlane';
 
 /** The usable check is three LISTs: asked less often than the cheap probes, often enough not to add to the start. */
 const USABLE_POLL_MS = 100;
+/**
+ * Once the Leases are held, what is left (nodes Ready, the roles aggregated)
+ * follows within a few hundred milliseconds: asked this often then, so the
+ * ready line comes close after it.
+ */
+const NEAR_USABLE_POLL_MS = 25;
 
 /** Resolves true once every named member serves a linearizable read (each one marked running), false at the deadline. */
 export async function waitMembersHealthy(sup: RunningPlane, names: string[], deadline: number, ready = new Set<string>()): Promise<boolean> {
@@ -29,6 +35,13 @@ export async function waitMembersHealthy(sup: RunningPlane, names: string[], dea
     return ready.size === names.length ? true : undefined;
   });
   return all === true;
+}
+
+/** "term N" once a member answers Status with a leader; undefined while none does. */
+export async function leaderTerm(sup: RunningPlane): Promise<string | undefined> {
+  const answers = await Promise.all(sup.layout.map((m) => sup.client(m.name).status(500).catch(() => undefined)));
+  const st = answers.find((a) => a !== undefined && a.leader !== '0');
+  return st ? `term ${st.raftTerm}` : undefined;
 }
 
 /** The member that leads, as the members see it; undefined when none answers with one. */
@@ -58,7 +71,7 @@ export async function waitApiServerReady(sup: RunningPlane, deadline: number): P
 }
 
 /**
- * Polls until the controllers have made the plane usable (planeReadiness.ts;
+ * Polls until the controllers have made the plane usable (readiness.ts;
  * the controllers marked running): undefined then, else why not at the
  * deadline. A crashed controllers process is restarted meanwhile by its
  * supervision; one that gave up ends the wait.
@@ -68,17 +81,21 @@ export async function waitUsable(sup: RunningPlane, deadline: number): Promise<s
   const { kubeconfigClient, probeUsable } = await import('./readiness');
   const rest = kubeconfigClient(sup.apiLayout!.kubeconfig, 'pilothouse-supervisor');
   let why = 'no answer';
+  let nextProbeAt = 0;
   try {
     const usable = await sup.pollUntil(
       deadline,
       async () => {
         if (ctl.state === 'crashed' || ctl.state === 'stopped') return (why = `the controllers exited; see ${sup.controllersLayout.logFile}`), false;
+        if (Date.now() < nextProbeAt) return undefined;
         const reason = await probeUsable(rest, { nodes: sup.nodes }).catch((err: Error) => err.message);
         if (reason === undefined) return true;
         why = reason;
+        const near = reason.includes('nodes Ready') || reason.includes('ClusterRole');
+        nextProbeAt = Date.now() + (near ? 0 : USABLE_POLL_MS - NEAR_USABLE_POLL_MS);
         return undefined;
       },
-      USABLE_POLL_MS,
+      NEAR_USABLE_POLL_MS,
     );
     if (usable !== true) return why;
     ctl.markReady();
