@@ -71,7 +71,7 @@ export class Maintenance {
 
   async snapshotBody(): Promise<Uint8Array> {
     if (this.d.isStopped()) throw Errors.stopped();
-    return captureSnapshotBody(this.d.sm, this.d.clusterId, this.d.id);
+    return captureSnapshotBody(this.d.sm);
   }
 
   async defragment(): Promise<WithHeader<void>> {
