@@ -116,7 +116,7 @@ export interface EtcdServer {
   hash?(): Promise<WithHeader<number>>;
   /** etcd HashKV at `revision` (0 = current). */
   hashKV?(revision: Revision): Promise<WithHeader<{ hash: number; compactRevision: Revision }>>;
-  /** A point-in-time snapshot file body (../snapshotFile.ts), without its sha256 trailer. */
+  /** A point-in-time bbolt backend file (../backend/), without its sha256 trailer. */
   snapshotBody?(): Promise<Uint8Array>;
   /** Local, no Raft: shrinks the allocated size to what is in use (the member's dbSpace.ts). */
   defragment?(): Promise<WithHeader<void>>;

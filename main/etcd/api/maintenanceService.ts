@@ -5,10 +5,10 @@
 // Alarm (alarm list / disarm), which goes through Raft.
 // A method the server does not implement is left out (gRPC UNIMPLEMENTED).
 //
-// Snapshot streams the body of the snapshot file (../snapshotFile.ts) in
-// 32 KiB chunks {remaining_bytes, blob}, then one message whose blob is the
-// sha256 of the body and remaining_bytes 0, exactly as etcd streams its bbolt
-// file; etcdctl writes the blobs to disk in order.
+// Snapshot streams the member's bbolt backend file (../backend/) in 32 KiB
+// chunks {remaining_bytes, blob}, then one message whose blob is the sha256 of
+// the file and remaining_bytes 0, exactly as etcd streams its bbolt file;
+// etcdctl writes the blobs to disk in order.
 
 import type { handleServerStreamingCall, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { Errors, GrpcCode } from '../errors';
