@@ -2,4 +2,4 @@
 // for the Snapshot stream and read back by the offline snapshot tools.
 export * from './layout';
 export { readBackend, type BackendContents } from './readBackend';
-export { writeBackend, type BackendImage } from './writeBackend';
+export { planBackend, writeBackend, type BackendImage } from './writeBackend';

@@ -1,9 +1,11 @@
 // A member's state at one applied index as the bbolt file etcd 3.4 would
-// hold for it (the buckets in ./layout.ts), written in one pass: the key
-// bucket's rows go from the store's records straight into the pages. This is
-// what the Maintenance.Snapshot stream sends.
+// hold for it (the buckets in ./layout.ts). planBackend fixes the state at
+// once (a copy of the record list; records never change once written) and
+// lays out the pages; the key bucket's rows are then written from the
+// records straight into the pages, chunk by chunk as the Maintenance.Snapshot
+// stream sends them (or into one buffer: writeBackend).
 
-import { writeBolt, type BucketSpec, type EntrySource } from '../bbolt/index';
+import { planBolt, type BoltPlan, type BucketSpec, type EntrySource } from '../bbolt/index';
 import { keyValueSize, revisionKeySize, writeKeyValue, writeRevisionKey } from '../mvcc/kvCodec';
 import type { RevisionRecord } from '../mvcc/keyIndex';
 import { WIRE_VARINT, WireWriter } from '../../common/protobufWire';
@@ -35,7 +37,12 @@ export interface BackendImage {
   alarms: readonly BackendAlarm[];
 }
 
+/** The whole file in one buffer. */
 export function writeBackend(img: BackendImage): Buffer {
+  return planBackend(img).toBuffer();
+}
+
+export function planBackend(img: BackendImage): BoltPlan {
   const text = (s: string) => Buffer.from(s, 'utf8');
   const meta: [Buffer, Buffer][] = [[text(CONSISTENT_INDEX_KEY), uint64BE(BigInt(img.consistentIndex))]];
   if (img.compactRevision > 0) {
@@ -57,19 +64,13 @@ export function writeBackend(img: BackendImage): Buffer {
     ['authRoles', plain([])],
     ['authUsers', plain([])],
     ['cluster', plain([[text(CLUSTER_VERSION_KEY), text(CLUSTER_VERSION)]])],
-    ['key', { source: keySource(img.records) }],
+    ['key', { source: keySource(img.records.slice()) }],
     ['lease', plain(leases)],
     ['members', plain(img.members.map((m) => [text(m.id.toString(16)), text(encodeMemberJson(m))]))],
     ['members_removed', plain(img.removed.map((id) => [text(id.toString(16)), text(REMOVED_VALUE)]))],
     ['meta', plain(meta)],
   ];
-  let bytes = 0;
-  for (const r of img.records) bytes += 16 + revisionKeySize(r) + keyValueSize(r);
-  return writeBolt(
-    { entries: buckets.map(([name, spec]) => [text(name), spec]) },
-    // leaves waste at most an eighth of a page, branches add a few more
-    { sizeHint: Math.ceil(bytes * 1.15) + 64 * 4096 },
-  );
+  return planBolt({ entries: buckets.map(([name, spec]) => [text(name), spec]) });
 }
 
 function plain(entries: [Buffer, Buffer][]): BucketSpec {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoltDb, PAGE_SIZE, writeBolt, type BucketSpec } from '../../../../main/etcd/bbolt/index';
+import { BoltDb, PAGE_SIZE, planBolt, writeBolt, type BucketSpec } from '../../../../main/etcd/bbolt/index';
 import { fnv64a } from '../../../../main/etcd/bbolt/page';
 
 const b = (s: string) => Buffer.from(s);
@@ -72,7 +72,15 @@ describe('bbolt writer and reader', () => {
   it('stores large values on overflow pages', () => {
     const big = (i: number) => String.fromCharCode(97 + (i % 26)).repeat(5000 + i * 1000);
     const entries = sortedEntries(40, big);
-    const db = BoltDb.open(writeBolt({ entries: [[b('big'), { entries }]] }));
+    const plan = planBolt({ entries: [[b('big'), { entries }], [b('small'), { entries: sortedEntries(3000, (i) => `s${i}`) }]] });
+    const whole = plan.toBuffer();
+    // streamed in chunks, nodes of up to 16 pages straddle chunk boundaries: the same bytes
+    for (const chunkBytes of [PAGE_SIZE, 8 * PAGE_SIZE, 32 * 1024 * 4]) {
+      const chunks = [...plan.chunks(chunkBytes)];
+      expect(chunks.slice(0, -1).every((c) => c.length === chunkBytes), `${chunkBytes}`).toBe(true);
+      expect(Buffer.concat(chunks).equals(whole), `${chunkBytes}`).toBe(true);
+    }
+    const db = BoltDb.open(whole);
     expect(db.check()).toEqual([]);
     const got: string[] = [];
     db.root.bucket('big')!.forEach((e) => got.push(e.value.toString()));
