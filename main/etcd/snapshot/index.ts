@@ -5,3 +5,5 @@
 export { hasHashTrailer } from '../snapshotFile';
 export { restoreSnapshot } from './restore';
 export { formatStatusJson, formatStatusSimple, formatStatusTable, snapshotStatus } from './status';
+export { readSnapshotContents, type ReadContentsOptions, type SnapshotContents, type SnapshotKeyValue } from './contents';
+export { isBoltFile, readSnapshotState, type SnapshotFormat, type SnapshotState } from './snapshotState';
