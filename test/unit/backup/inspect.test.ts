@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectSnapshot, resourceOf } from '../../../main/backup/inspect';
 import { readSnapshotContents } from '../../../main/etcd/snapshot/index';
-import { snapshotFileOf } from './snapshotFixture';
+import { snapshotFileOf } from '../../support/snapshotFixture';
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'ph-inspect-'))));

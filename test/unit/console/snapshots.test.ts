@@ -7,7 +7,7 @@ import type { SnapshotProgress } from '../../../preload/contract';
 import { sha256 } from '../../../main/etcd/snapshotFile';
 import { snapshotStatus } from '../../../main/etcd/snapshot/index';
 import { readMetadata } from '../../../main/backup/metadata';
-import { snapshotFileOf } from '../backup/snapshotFixture';
+import { snapshotFileOf } from '../../support/snapshotFixture';
 import type { MemberClient } from '../../../main/client/etcd/memberClient';
 import { SnapshotStore } from '../../../main/console/snapshots';
 

@@ -1,10 +1,10 @@
 // Snapshot files made in-process from a real MVCC store, so the backup code
 // reads exactly what a member streams (header, state-machine data, trailer).
 
-import { MvccStore } from '../../../main/etcd/mvcc/index';
-import { Membership } from '../../../main/etcd/server/membership';
-import { encodeSnapshotData } from '../../../main/etcd/server/snapshotData';
-import { encodeSnapshotFile } from '../../../main/etcd/snapshotFile';
+import { MvccStore } from '../../main/etcd/mvcc/index';
+import { Membership } from '../../main/etcd/server/membership';
+import { encodeSnapshotData } from '../../main/etcd/server/snapshotData';
+import { encodeSnapshotFile } from '../../main/etcd/snapshotFile';
 
 export type Op = { put: string; value?: string } | { del: string };
 
