@@ -203,6 +203,28 @@ describe('pilothouse backup', () => {
     expect(health.code, health.stderr).toBe(0);
   }, 120_000);
 
+  it('preflight refuses a cluster with a member that does not answer, before any file is written', async () => {
+    const leader = await leaderName();
+    const follower = ['m1', 'm2', 'm3'].find((m) => m !== leader)!;
+    const pid = Number(new RegExp(`${follower} pid (\\d+)`).exec(up.output())![1]);
+    const before = readdirSync(snapshotsDir()).sort();
+    process.kill(pid, 'SIGSTOP');
+    let r: ReturnType<typeof cli>;
+    try {
+      r = cli(['backup', 'save', '--data-dir', up.dir]);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(new RegExp(`✗ failed: ${follower} unhealthy \\(DEADLINE_EXCEEDED`));
+    expect(r.stdout).toMatch(/— 2\/3 members healthy, leader m\d, no alarms, DB/);
+    expect(r.stdout).toMatch(/Back up etcd: failed — step 1 \(Preflight: members, leader, alarms, quota\) failed/);
+    expect(readdirSync(snapshotsDir()).sort()).toEqual(before);
+    const report = /Report: (\S+)/.exec(r.stdout)![1]!;
+    expect(readFileSync(report, 'utf8')).toContain('**failed**');
+    await eventually('the member to answer again', async () => (await up.etcdctl(['endpoint', 'health'])).code === 0, { timeoutMs: 30_000, intervalMs: 200 });
+  }, 120_000);
+
   it('--schedule with --retention keeps taking backups and keeps the newest N scheduled ones', async () => {
     const child = spawn(process.execPath, [CLI_JS, 'backup', 'save', '--data-dir', up.dir, '--schedule', '@every 1s', '--retention', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
