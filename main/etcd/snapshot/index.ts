@@ -5,3 +5,4 @@
 export { hasHashTrailer } from '../snapshotFile';
 export { restoreSnapshot } from './restore';
 export { formatStatusJson, formatStatusSimple, formatStatusTable, snapshotStatus } from './status';
+export { readSnapshotContents, type ReadContentsOptions, type SnapshotContents, type SnapshotKeyValue } from './contents';
