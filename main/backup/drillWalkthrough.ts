@@ -19,12 +19,7 @@ export interface DrillParams {
 
 const sessions = new Map<string, RestoreDrill>();
 
-/** The drill's report of a run (for the CLI's -w json), while this process holds it. */
-export function drillReportOf(state: Record<string, unknown>): DrillReport | undefined {
-  return (state.report as DrillReport | undefined) ?? sessions.get(String(state.session))?.report;
-}
-
-export function drillWalkthrough(o: { cliPath: string }): WalkthroughDefinition<DrillParams> {
+export function drillWalkthrough(o: { cliPath: string; onReport?: (r: DrillReport) => void }): WalkthroughDefinition<DrillParams> {
   const session = (ctx: StepContext, p: DrillParams): RestoreDrill => {
     let id = ctx.state.session as string | undefined;
     if (id === undefined) ctx.state.session = id = randomBytes(6).toString('hex');
@@ -51,6 +46,7 @@ export function drillWalkthrough(o: { cliPath: string }): WalkthroughDefinition<
       ctx.log(`could not record the drill: ${(err as Error).message}`);
     }
     ctx.state.report = d.report;
+    o.onReport?.(d.report);
     sessions.delete(String(ctx.state.session));
   };
   /** A step of the drill: on failure (or cancel) the drill ends there, torn down and recorded. */
