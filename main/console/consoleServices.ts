@@ -49,7 +49,7 @@ export interface ConsoleServices {
   readonly supervisor: Supervisor;
 }
 
-export { parseEnvFile } from './envFile';
+export { parseEnvFile } from '../controlplane/envFile';
 
 export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServices {
   const { dataDir, events } = opts;

@@ -16,7 +16,7 @@ import type { EventSink, SnapshotInfo, SnapshotProgress } from '../../preload/co
 import { hasHashTrailer } from '../etcd/snapshot';
 import { snapshotStatus } from '../etcd/snapshot';
 import type { MemberClient, WireSnapshotChunk } from '../client/etcd/memberClient';
-import { SnapshotProgressCounter } from './snapshotProgress';
+import { SnapshotProgressCounter } from '../backup/snapshotProgress';
 
 export const PROGRESS_MS = 100;
 
