@@ -28,6 +28,7 @@ const SUBCOMMANDS: Record<string, () => Promise<Register>> = {
   controllers: async () => (await import('./cmd/controllers')).registerControllersCommand,
   'example-webhook': async () => (await import('./cmd/exampleWebhook')).registerExampleWebhookCommand,
   web: async () => (await import('./cmd/web')).registerWebCommand,
+  backup: async () => (await import('./cmd/backup')).registerBackupCommand,
 };
 
 async function buildProgram(names: string[], setExitCode: SetExitCode): Promise<Command> {

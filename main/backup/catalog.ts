@@ -8,6 +8,11 @@ import { join } from 'node:path';
 import { humanizeBytes } from '../etcd/snapshot/index';
 import { readMetadata, type BackupMetadata } from './metadata';
 
+/** "2026-11-30T19-37-50.123Z.db": sortable, no characters a shell or Windows minds. */
+export function backupFileName(at: Date): string {
+  return `${at.toISOString().replace(/:/g, '-')}.db`;
+}
+
 export interface BackupEntry {
   name: string;
   file: string;
