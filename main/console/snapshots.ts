@@ -16,7 +16,8 @@ import type { EventSink, SnapshotInfo, SnapshotProgress } from '../../preload/co
 import { hasHashTrailer } from '../etcd/snapshot';
 import { snapshotStatus } from '../etcd/snapshot';
 import type { MemberClient, WireSnapshotChunk } from '../client/etcd/memberClient';
-import { SnapshotProgressCounter } from './snapshotProgress';
+import { SnapshotProgressCounter } from '../backup/snapshotProgress';
+import { readMetadata } from '../backup/metadata';
 
 export const PROGRESS_MS = 100;
 
@@ -177,6 +178,14 @@ export class SnapshotStore {
     }
     const v = this.verified.get(name);
     if (v !== undefined) info.verified = v;
+    // read each time: a drill (console or CLI) records its outcome there
+    const meta = readMetadata(path);
+    if (meta) {
+      const f = meta.facts;
+      info.facts = { integrity: f.integrity, sha256: f.sha256, revision: f.revision, totalKeys: f.totalKeys, resources: { ...f.resources }, nonRegistryKeys: f.nonRegistryKeys };
+      info.takenFrom = { member: meta.member, source: meta.source, clusterId: meta.clusterId };
+      if (meta.lastDrill) info.lastDrill = { ...meta.lastDrill };
+    }
     return info;
   }
 
