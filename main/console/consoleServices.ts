@@ -27,6 +27,8 @@ import { TerminalService } from './terminals';
 import { NodesFeed } from './nodesFeed';
 import { TraceFeed } from './traceFeed';
 import { WatchFeed } from './watchFeed';
+import { consoleWalkthroughs } from './consoleWalkthroughs';
+import { WalkthroughService, type ConsoleWalkthrough } from './walkthroughs';
 
 export interface ConsoleServicesOptions {
   dataDir: string;
@@ -37,6 +39,8 @@ export interface ConsoleServicesOptions {
   /** Tests: run members of another program (Debian's etcd), faster restarts. */
   memberProgram?: Program;
   startTimeoutMs?: number;
+  /** Tests: walkthroughs offered besides the console's own (backup, drill, restore). */
+  extraWalkthroughs?: ConsoleWalkthrough[];
 }
 
 export interface ConsoleServices {
@@ -79,6 +83,12 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       const name = m?.name ?? cluster.members[0]!.name;
       return { name, client: cluster.memberClient(name) };
     },
+  });
+  const walkthroughs = new WalkthroughService({
+    dir: join(dataDir, 'walkthroughs'),
+    events,
+    snapshotPath: (name) => snapshots.path(name),
+    walkthroughs: [...consoleWalkthroughs({ dataDir, snapshotsDir: snapshots.dir, cluster }), ...(opts.extraWalkthroughs ?? [])],
   });
   let watchFeed: WatchFeed | undefined;
   let traceFeed: TraceFeed | undefined; // follows the API server's traces once the control plane runs one
@@ -209,6 +219,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       }).catch((err: Error) => logs.note('console', err.message));
       return { started: true };
     },
+    ...walkthroughs.handlers,
     openTerminal: (req) => terminalService().open(req),
     terminalInput: (req) => terminalService().input(req),
     resizeTerminal: (req) => terminalService().resize(req),
@@ -242,9 +253,12 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       }
       if (ok) await startWatchFeed();
       publishOverview();
+      // after the cluster: a resumed step may need it
+      await walkthroughs.start().catch((err: Error) => logs.note('console', `walkthroughs did not recover: ${err.message}`));
     },
     async dispose() {
       disposed = true;
+      walkthroughs.dispose();
       health.dispose();
       watchFeed?.dispose();
       traceFeed?.dispose();

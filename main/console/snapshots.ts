@@ -16,7 +16,7 @@ import { snapshotStatus } from '../etcd/snapshot';
 import { idHex, type MemberClient } from '../client/etcd/memberClient';
 import { backupFileName, listBackups } from '../backup/catalog';
 import { inspectSnapshot } from '../backup/inspect';
-import { metadataPath, writeMetadata } from '../backup/metadata';
+import { metadataPath, readMetadata, writeMetadata } from '../backup/metadata';
 import { saveSnapshot, SaveCancelled } from '../backup/save';
 
 export const PROGRESS_MS = 100;
@@ -140,6 +140,14 @@ export class SnapshotStore {
     }
     const v = this.verified.get(name);
     if (v !== undefined) info.verified = v;
+    // read each time: a drill (console or CLI) records its outcome there
+    const meta = readMetadata(path);
+    if (meta) {
+      const f = meta.facts;
+      info.facts = { integrity: f.integrity, sha256: f.sha256, revision: f.revision, totalKeys: f.totalKeys, resources: { ...f.resources }, nonRegistryKeys: f.nonRegistryKeys };
+      info.takenFrom = { member: meta.member, source: meta.source, clusterId: meta.clusterId };
+      if (meta.lastDrill) info.lastDrill = { ...meta.lastDrill };
+    }
     return info;
   }
 

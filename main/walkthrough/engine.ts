@@ -259,9 +259,11 @@ export class WalkthroughEngine {
         if (live.request === 'cancel') return this.end(live, 'cancelled', 'cancelled by the user');
         if (live.request === 'pause') return this.pausedAt(live);
         if (def.gate === 'confirm' && !live.stored.confirmed.includes(def.id)) {
+          // the gate is open before anyone hears of it: a listener may confirm at once (headless --yes)
+          const answered = new Promise<'confirm' | 'cancel'>((resolve) => (live.gate = resolve));
           run.state = 'waiting';
           this.flush(live);
-          const go = await new Promise<'confirm' | 'cancel'>((resolve) => (live.gate = resolve));
+          const go = await answered;
           live.gate = undefined;
           if (this.disposed) return;
           if (go === 'cancel') return this.end(live, 'cancelled', `cancelled before step ${i + 1} (${rec.title})`);

@@ -1,9 +1,10 @@
 // Snapshots: list, take (progress from the snapshotProgress stream, cancel),
-// verify, delete, restore (progress steps from restoreProgress).
+// verify, delete, restore (progress steps from restoreProgress); re-read when
+// a walkthrough ends (a backup adds a file, a drill records its verdict).
 
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { RestoreProgress, SnapshotInfo, SnapshotProgress } from '../../../preload/contract';
+import type { RestoreProgress, SnapshotInfo, SnapshotProgress, WalkthroughRun } from '../../../preload/contract';
 import { errorText } from '../lib/format';
 import { useBridge } from './bridgeProvider';
 
@@ -74,10 +75,18 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
     }
   }
 
+  /** A backup adds a file, a drill records its verdict in the metadata: re-read once each run ends. */
+  const runStates = new Map<string, string>();
+  function onWalkthrough(run: WalkthroughRun): void {
+    const before = runStates.get(run.id);
+    runStates.set(run.id, run.state);
+    if (before !== run.state && ['succeeded', 'failed', 'cancelled'].includes(run.state)) void refresh();
+  }
+
   function connect(): void {
     if (unsubscribe.length > 0) return;
     const b = useBridge();
-    unsubscribe = [b.on('snapshotProgress', onProgress), b.on('restoreProgress', onRestore)];
+    unsubscribe = [b.on('snapshotProgress', onProgress), b.on('restoreProgress', onRestore), b.on('walkthroughRun', onWalkthrough)];
   }
 
   function disconnect(): void {
@@ -158,6 +167,6 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
 
   return {
     snapshots, loaded, loading, error, job, takeError, percent, busy, restoreSteps, restoring, restoredFrom, restoreError, restoreDone, restoreFailed,
-    refresh, connect, disconnect, take, cancel, verify, remove, restore, onProgress, onRestore,
+    refresh, connect, disconnect, take, cancel, verify, remove, restore, onProgress, onRestore, onWalkthrough,
   };
 });
