@@ -71,8 +71,8 @@ export function inspectSnapshot(path: string, o: InspectOptions = {}): SnapshotF
   } catch (err) {
     throw new Error(`snapshot ${label} is damaged: ${explain(err as Error, sizeBytes)}`);
   }
-  const body = hasHashTrailer(file.length) ? null : file;
-  const sha256 = body === null ? file.subarray(file.length - 32).toString('hex') : createHash('sha256').update(body).digest('hex');
+  // with a trailer, status has just checked that it is the body's sha256
+  const sha256 = hasHashTrailer(file.length) ? file.subarray(file.length - 32).toString('hex') : createHash('sha256').update(file).digest('hex');
 
   const resources: Record<string, number> = {};
   let nonRegistryKeys = 0;
