@@ -68,7 +68,7 @@ async function countObjects(k) {
   let n = 0;
   let cont = '';
   do {
-    const r = await k.call('GET', `/api/v1/namespaces/bench/configmaps?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+    const r = await k.call('GET', `/api/v1/namespaces/bench/configmaps?labelSelector=bench%3Ddrill&limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
     if (r.code !== 200) throw new Error(`list: ${r.code} ${r.body}`);
     const page = JSON.parse(r.body);
     n += page.items.length;
