@@ -20,6 +20,10 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig, ListWatch, Watch, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MvccStore } from '../../../main/etcd/mvcc/index';
+import { Membership } from '../../../main/etcd/server/membership';
+import { encodeSnapshotData } from '../../../main/etcd/server/snapshotData';
+import { encodeSnapshotFile } from '../../../main/etcd/snapshotFile';
 import { CLI_JS } from '../../support/cluster';
 import { alive, reapUps, startUp, type UpRun } from '../../support/upProcess';
 import { eventually } from '../../support/waitFor';
@@ -142,6 +146,22 @@ describe('pilothouse backup drill', () => {
     expect(restore.stdout).not.toContain('Stop the controllers');
     expect(await liveFacts()).toEqual(before);
     expect(alive(up.child.pid!)).toBe(true);
+  }, 120_000);
+
+  it('refuses a snapshot of a keyspace without Kubernetes objects, in drill and in restore', async () => {
+    const plain = new MvccStore();
+    plain.put({ key: Buffer.from('greeting'), value: Buffer.from('hello'), lease: 0n, prevKv: false, ignoreValue: false, ignoreLease: false });
+    const data = encodeSnapshotData({ consistentIndex: 3, membership: new Membership().toSnapshot(), mvcc: plain.snapshot() });
+    const file = join(up.dir, 'snapshots', 'plain.db');
+    writeFileSync(file, encodeSnapshotFile({ revision: 2, compactRevision: -1, keyCount: 1, storeHash: plain.hash(), clusterId: 1n, memberId: 2n, consistentIndex: 3, data }));
+    const before = await liveFacts();
+    const drill = await cli(['backup', 'drill', file, '--data-dir', up.dir, '--port-base', String(SCRATCH_BASE)]);
+    expect(drill.code).toBe(1);
+    expect(drill.stdout).toContain('not restorable: verify: a Kubernetes keyspace: no Kubernetes objects: none of its 1 keys is under /registry/');
+    const restore = await cli(['backup', 'restore', file, '--data-dir', up.dir, '--yes']);
+    expect(restore.code).toBe(1);
+    expect(restore.stdout).toContain(`refusing to restore the control plane from ${file}: no Kubernetes objects`);
+    expect(await liveFacts()).toEqual(before);
   }, 120_000);
 });
 
