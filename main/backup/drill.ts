@@ -94,8 +94,13 @@ export class RestoreDrill {
   private logs: LogStore | undefined;
   private t0 = 0;
 
-  constructor(private readonly o: DrillOptions) {
+  constructor(private o: DrillOptions) {
     this.report = { file: o.snapshotFile, verdict: 'failed', checks: [], timings: {} };
+  }
+
+  /** Where the next step logs and what cancels it (a walkthrough step's context). */
+  attach(log: (line: string) => void, signal: AbortSignal): void {
+    this.o = { ...this.o, log, signal };
   }
 
   private log(line: string): void {

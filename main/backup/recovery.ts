@@ -66,7 +66,7 @@ export class DisasterRecovery {
   constructor(
     private readonly plane: RecoveryPlane,
     file: string,
-    private readonly o: { bumpRevision?: number; now?: Date; healthyTimeoutMs?: number; log?: (line: string) => void } = {},
+    private o: { bumpRevision?: number; now?: Date; healthyTimeoutMs?: number; log?: (line: string) => void } = {},
   ) {
     this.state = { file, moved: [] };
     this.stamp = (o.now ?? new Date()).toISOString().replace(/[:.]/g, '-');
@@ -74,6 +74,11 @@ export class DisasterRecovery {
 
   private log(line: string): void {
     this.o.log?.(line);
+  }
+
+  /** Where the next phase logs (a walkthrough step's output). */
+  attach(log: (line: string) => void): void {
+    this.o = { ...this.o, log };
   }
 
   /** The file reads whole (integrity, revision, keys). */

@@ -18,8 +18,7 @@ import { DEFAULT_RETENTION } from '../backup/retention';
 import { intOption } from '../common/intOption';
 import { WalkthroughEngine } from '../walkthrough/engine';
 import { runHeadless } from '../walkthrough/headless';
-// MERGE: the drill and restore subcommands (branch w1-drill) — uncomment with registerBackupDrillCommands below
-// import { registerBackupDrillCommands } from './backupDrill';
+import { registerBackupDrillCommands } from './backupDrill';
 
 /** k3s's defaults: every 12 hours, 5 kept. */
 export const DEFAULT_SCHEDULE = '0 */12 * * *';
@@ -179,7 +178,7 @@ function scheduleOption(v: string): string {
 }
 
 /** Adds `backup save|list|verify` (and the drill/restore subcommands) to the pilothouse program. */
-export function registerBackupCommand(program: Command, setExitCode: (code: number) => void): void {
+export function registerBackupCommand(program: Command, setExitCode: (code: number) => void, cliPath: string): void {
   const stdout: Out = (t) => void process.stdout.write(t);
   const stderr: Out = (t) => void process.stderr.write(t);
   const backup = program.command('backup').description('take, list and verify backups of the cluster on a data dir (guided: preflight, snapshot, verify, store)');
@@ -204,5 +203,5 @@ export function registerBackupCommand(program: Command, setExitCode: (code: numb
     .description('check a snapshot file: sha256 integrity, hash, revision, total keys, keys per /registry resource, size')
     .option('-w, --write-out <format>', 'simple or json', 'simple')
     .action((file: string, opts: { writeOut: string }) => setExitCode(runBackupVerify(file, opts.writeOut, stdout, stderr)));
-  // MERGE: registerBackupDrillCommands(backup, setExitCode);
+  registerBackupDrillCommands(backup, setExitCode, cliPath);
 }
