@@ -88,7 +88,11 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     dir: join(dataDir, 'walkthroughs'),
     events,
     snapshotPath: (name) => snapshots.path(name),
-    walkthroughs: [...consoleWalkthroughs({ dataDir, snapshotsDir: snapshots.dir, cluster }), ...(opts.extraWalkthroughs ?? [])],
+    walkthroughs: [...consoleWalkthroughs({ dataDir, snapshotsDir: snapshots.dir, cluster, cliPath: opts.cliPath }), ...(opts.extraWalkthroughs ?? [])],
+    onEnded: (run) => {
+      // the restored cluster's revisions are new: follow them afresh
+      if (run.kind === 'restore' && run.state === 'succeeded') void startWatchFeed();
+    },
   });
   let watchFeed: WatchFeed | undefined;
   let traceFeed: TraceFeed | undefined; // follows the API server's traces once the control plane runs one

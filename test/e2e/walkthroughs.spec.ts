@@ -8,14 +8,14 @@ import { etcdctl, openView, snap } from './helpers';
  * screenshot would show only what fits).
  */
 async function settle(page: Page): Promise<void> {
-  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
-  const height = await page.evaluate(() => {
-    const c = document.querySelector('.content');
-    c?.scrollTo(0, 0);
-    return (c?.scrollHeight ?? 0) + (document.querySelector('.header')?.clientHeight ?? 0);
-  });
+  // (strings: this file compiles without the DOM's types)
+  const still = "document.getAnimations().every((a) => a.playState !== 'running')";
+  await page.waitForFunction(still);
+  const height = (await page.evaluate(
+    "(() => { const c = document.querySelector('.content'); c?.scrollTo(0, 0); return (c?.scrollHeight ?? 0) + (document.querySelector('.header')?.clientHeight ?? 0); })()",
+  )) as number;
   await page.setViewportSize({ width: 1400, height: Math.min(4000, Math.max(900, height + 8)) });
-  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
+  await page.waitForFunction(still);
 }
 
 test('walkthroughs: a guided backup runs end to end, shows every step and leaves a report; the Snapshots view shows what it verified', async ({ page }, testInfo) => {
