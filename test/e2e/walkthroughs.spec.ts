@@ -8,12 +8,20 @@ import { etcdctl, openView, snap } from './helpers';
  * screenshot would show only what fits).
  */
 async function settle(page: Page): Promise<void> {
-  // (strings: this file compiles without the DOM's types)
-  const still = "document.getAnimations().every((a) => a.playState !== 'running')";
+  // the page's globals typed by hand: this file compiles without the DOM's types
+  type Doc = {
+    getAnimations(): { playState: string }[];
+    querySelector(sel: string): { scrollTo(x: number, y: number): void; scrollHeight: number; clientHeight: number } | null;
+  };
+  const still = () => (globalThis as unknown as { document: Doc }).document.getAnimations().every((a) => a.playState !== 'running');
+  await page.setViewportSize({ width: 1400, height: 900 });
   await page.waitForFunction(still);
-  const height = (await page.evaluate(
-    "(() => { const c = document.querySelector('.content'); c?.scrollTo(0, 0); return (c?.scrollHeight ?? 0) + (document.querySelector('.header')?.clientHeight ?? 0); })()",
-  )) as number;
+  const height = await page.evaluate(() => {
+    const d = (globalThis as unknown as { document: Doc }).document;
+    const c = d.querySelector('.content');
+    c?.scrollTo(0, 0);
+    return (c?.scrollHeight ?? 0) + (d.querySelector('.header')?.clientHeight ?? 0);
+  });
   await page.setViewportSize({ width: 1400, height: Math.min(4000, Math.max(900, height + 8)) });
   await page.waitForFunction(still);
 }
