@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures';
-import { etcdctl, openView, snap, waitHealthy } from './helpers';
+import { etcdctl, openView, settle, snap, waitHealthy } from './helpers';
 
 test('snapshots: take one with progress, verify it, restore it through the guided recovery — the data is back and the cluster id is new', async ({ page }, testInfo) => {
   test.setTimeout(240_000);
@@ -39,8 +39,10 @@ test('snapshots: take one with progress, verify it, restore it through the guide
   await expect(run.getByTestId('run-figures')).toContainText('clusterId');
   await expect(run).toContainText(name);
   await waitHealthy(page, 120_000);
+  await settle(page);
   await snap(page, testInfo, 'walkthroughs-restore');
   await openView(page, 'snapshots');
+  await settle(page);
   await snap(page, testInfo, 'snapshots');
 
   expect(clusterBefore).toBeTruthy();

@@ -1,30 +1,5 @@
-import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { etcdctl, openView, snap } from './helpers';
-
-/**
- * Before a screenshot: no transition or progress animation still running, and
- * the window as tall as the view (the shell scrolls inside, so a full-page
- * screenshot would show only what fits).
- */
-async function settle(page: Page): Promise<void> {
-  // the page's globals typed by hand: this file compiles without the DOM's types
-  type Doc = {
-    getAnimations(): { playState: string }[];
-    querySelector(sel: string): { scrollTo(x: number, y: number): void; scrollHeight: number; clientHeight: number } | null;
-  };
-  const still = () => (globalThis as unknown as { document: Doc }).document.getAnimations().every((a) => a.playState !== 'running');
-  await page.setViewportSize({ width: 1400, height: 900 });
-  await page.waitForFunction(still);
-  const height = await page.evaluate(() => {
-    const d = (globalThis as unknown as { document: Doc }).document;
-    const c = d.querySelector('.content');
-    c?.scrollTo(0, 0);
-    return (c?.scrollHeight ?? 0) + (d.querySelector('.header')?.clientHeight ?? 0);
-  });
-  await page.setViewportSize({ width: 1400, height: Math.min(4000, Math.max(900, height + 8)) });
-  await page.waitForFunction(still);
-}
+import { etcdctl, openView, settle, snap } from './helpers';
 
 test('walkthroughs: a guided backup runs end to end, shows every step and leaves a report; the Snapshots view shows what it verified', async ({ page }, testInfo) => {
   test.setTimeout(180_000);
