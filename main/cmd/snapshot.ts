@@ -1,6 +1,6 @@
 // `pilothouse snapshot status|restore`: etcdctl 3.4's offline snapshot
-// commands for Pilothouse snapshot files (../etcd/snapshotFile.ts),
-// with etcdctl's flags, defaults, output and error text ("Error: …" on
+// commands for snapshot files — bbolt files (ours or etcd 3.4's) and our older
+// PHSNAP1 files (../etcd/snapshot/snapshotState.ts) — with etcdctl's flags, defaults, output and error text ("Error: …" on
 // stderr, exit code 1).
 
 import { readFileSync } from 'node:fs';

@@ -1,8 +1,7 @@
-// The snapshot file: what the Maintenance.Snapshot RPC streams and
-// `etcdctl snapshot save` writes to disk (etcd streams its bbolt file; we have
-// no bbolt file, so we define our own image of the same state).
-// The member writes it (server/snapshotCapture.ts, api/maintenanceService.ts)
-// and the offline tools read it (snapshot/), so it sits below both.
+// Pilothouse's older snapshot file (PHSNAP1): what the Maintenance.Snapshot
+// RPC streamed before it sent etcd's bbolt file (backend/). Members no longer
+// write it; the offline tools (snapshot/) keep reading it, so that backups
+// taken then still restore. The sha256 trailer helpers here serve both formats.
 //
 // Layout (integers big-endian):
 //

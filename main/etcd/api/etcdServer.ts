@@ -116,8 +116,8 @@ export interface EtcdServer {
   hash?(): Promise<WithHeader<number>>;
   /** etcd HashKV at `revision` (0 = current). */
   hashKV?(revision: Revision): Promise<WithHeader<{ hash: number; compactRevision: Revision }>>;
-  /** A point-in-time snapshot file body (../snapshotFile.ts), without its sha256 trailer. */
-  snapshotBody?(): Promise<Uint8Array>;
+  /** A point-in-time bbolt backend file (../backend/), without its sha256 trailer: whole, or produced chunk by chunk. */
+  snapshotBody?(): Promise<Uint8Array | SnapshotBody>;
   /** Local, no Raft: shrinks the allocated size to what is in use (the member's dbSpace.ts). */
   defragment?(): Promise<WithHeader<void>>;
   /** Leader only: hands leadership to `target` and waits until it leads. */
@@ -168,4 +168,11 @@ export interface EtcdServer {
   /** Prometheus registry for /metrics. */
   readonly metrics: Registry;
   readonly config: ClientServiceConfig;
+}
+
+/** A snapshot produced in pieces: its size up front, then its bytes in order. */
+export interface SnapshotBody {
+  readonly size: number;
+  /** Fresh buffers of chunkBytes (the last one holds the rest). */
+  chunks(chunkBytes: number): Iterable<Uint8Array>;
 }

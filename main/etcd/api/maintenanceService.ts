@@ -5,18 +5,19 @@
 // Alarm (alarm list / disarm), which goes through Raft.
 // A method the server does not implement is left out (gRPC UNIMPLEMENTED).
 //
-// Snapshot streams the body of the snapshot file (../snapshotFile.ts) in
-// 32 KiB chunks {remaining_bytes, blob}, then one message whose blob is the
-// sha256 of the body and remaining_bytes 0, exactly as etcd streams its bbolt
-// file; etcdctl writes the blobs to disk in order.
+// Snapshot streams the member's bbolt backend file (../backend/) in 32 KiB
+// chunks {remaining_bytes, blob}, then one message whose blob is the sha256 of
+// the file and remaining_bytes 0, exactly as etcd streams its bbolt file;
+// etcdctl writes the blobs to disk in order.
 
+import { createHash } from 'node:crypto';
 import type { handleServerStreamingCall, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { Errors, GrpcCode } from '../errors';
-import { sha256 } from '../snapshotFile';
 import { headerToWire, statusToWire, uint64Out } from './convert';
 import { toGrpcFailure } from './grpcStatus';
 import { unaryFor, type ServiceContext } from './unaryCall';
 import type { WireLong, WireLongOut, WireResponseHeader, WireStatusResponse } from './wire';
+import type { SnapshotBody } from './etcdServer';
 
 /** etcd's snapshotSendBufferSize. */
 export const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
@@ -83,7 +84,7 @@ export function maintenanceService(ctx: ServiceContext): UntypedServiceImplement
   return impl;
 }
 
-function snapshotStream(ctx: ServiceContext, body: () => Promise<Uint8Array>): handleServerStreamingCall<unknown, WireSnapshotResponse> {
+function snapshotStream(ctx: ServiceContext, body: () => Promise<Uint8Array | SnapshotBody>): handleServerStreamingCall<unknown, WireSnapshotResponse> {
   const counter = ctx.metrics.forMethod('etcdserverpb.Maintenance', 'Snapshot', 'server_stream');
   return (call) => {
     counter.started();
@@ -112,11 +113,16 @@ function snapshotStream(ctx: ServiceContext, body: () => Promise<Uint8Array>): h
   };
 }
 
-async function sendChunks(call: ServerWritableStream<unknown, WireSnapshotResponse>, body: Uint8Array, cancelled: () => boolean): Promise<void> {
-  for (let off = 0; off < body.length && !cancelled(); off += SNAPSHOT_CHUNK_BYTES) {
-    const blob = body.subarray(off, Math.min(off + SNAPSHOT_CHUNK_BYTES, body.length));
-    const remaining = body.length - off - blob.length;
-    if (!call.write({ remaining_bytes: uint64Out(BigInt(remaining)), blob })) {
+async function sendChunks(call: ServerWritableStream<unknown, WireSnapshotResponse>, body: Uint8Array | SnapshotBody, cancelled: () => boolean): Promise<void> {
+  const source: SnapshotBody = body instanceof Uint8Array ? { size: body.length, chunks: (n) => slices(body, n) } : body;
+  // hashed as it goes, so the trailer is ready when the last chunk is
+  const hash = createHash('sha256');
+  let sent = 0;
+  for (const blob of source.chunks(SNAPSHOT_CHUNK_BYTES)) {
+    if (cancelled()) return;
+    hash.update(blob);
+    sent += blob.length;
+    if (!call.write({ remaining_bytes: uint64Out(BigInt(source.size - sent)), blob })) {
       await new Promise<void>((resolve) => {
         const go = () => {
           call.off('drain', go);
@@ -128,5 +134,9 @@ async function sendChunks(call: ServerWritableStream<unknown, WireSnapshotRespon
       });
     }
   }
-  if (!cancelled()) call.write({ remaining_bytes: 0, blob: sha256(body) });
+  if (!cancelled()) call.write({ remaining_bytes: 0, blob: hash.digest() });
+}
+
+function* slices(body: Uint8Array, n: number): Generator<Uint8Array> {
+  for (let off = 0; off < body.length; off += n) yield body.subarray(off, Math.min(off + n, body.length));
 }

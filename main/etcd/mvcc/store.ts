@@ -16,6 +16,7 @@ import { hashAll, hashKV, type HashKVResult } from './hashKV';
 import { decodeSnapshot, encodeSnapshot } from './snapshotCodec';
 import { Errors } from '../errors';
 import { StoreState, toKeyValue, type LeaseHooks } from './storeState';
+import type { RevisionRecord } from './keyIndex';
 import { applyTxn } from './txnApply';
 import { WriteTxn } from './writeTxn';
 import {
@@ -104,6 +105,11 @@ export class MvccStore {
 
   snapshot(): Uint8Array {
     return encodeSnapshot(this.s);
+  }
+
+  /** Every retained record in revision order (etcd's "key" bucket), for writing a backend file; read it before the next write. */
+  records(): readonly RevisionRecord[] {
+    return this.s.log;
   }
 
   /** Approximate bytes of all retained revisions (dbSize) and of the live ones (dbSizeInUse). */

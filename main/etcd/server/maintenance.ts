@@ -5,7 +5,7 @@
 // this object.
 
 import { Errors } from '../errors';
-import type { AlarmMember, AlarmRequest, ResponseHeader, StatusInfo, WithHeader } from '../api/etcdServer';
+import type { AlarmMember, AlarmRequest, ResponseHeader, SnapshotBody, StatusInfo, WithHeader } from '../api/etcdServer';
 import type { MemberId } from '../raft/types';
 import { formatAlarm } from './alarms';
 import type { DbSpace } from './dbSpace';
@@ -69,9 +69,9 @@ export class Maintenance {
     return { header: this.d.header(r.revision), result: { hash: r.hash, compactRevision: r.compactRevision } };
   }
 
-  async snapshotBody(): Promise<Uint8Array> {
+  async snapshotBody(): Promise<SnapshotBody> {
     if (this.d.isStopped()) throw Errors.stopped();
-    return captureSnapshotBody(this.d.sm, this.d.clusterId, this.d.id);
+    return captureSnapshotBody(this.d.sm);
   }
 
   async defragment(): Promise<WithHeader<void>> {

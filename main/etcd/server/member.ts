@@ -20,6 +20,7 @@ import {
   type EtcdServer,
   type MemberInfo,
   type ResponseHeader,
+  type SnapshotBody,
   type StatusInfo,
   type WithHeader,
 } from '../api/etcdServer';
@@ -351,7 +352,7 @@ export class Member implements EtcdServer {
   readonly status = (): Promise<WithHeader<StatusInfo>> => this.maintenance.status();
   readonly hash = (): Promise<WithHeader<number>> => this.maintenance.hash();
   readonly hashKV = (revision: number): Promise<WithHeader<{ hash: number; compactRevision: number }>> => this.maintenance.hashKV(revision);
-  readonly snapshotBody = (): Promise<Uint8Array> => this.maintenance.snapshotBody();
+  readonly snapshotBody = (): Promise<SnapshotBody> => this.maintenance.snapshotBody();
   readonly defragment = (): Promise<WithHeader<void>> => this.maintenance.defragment();
   readonly moveLeader = (target: MemberId): Promise<WithHeader<void>> => this.maintenance.moveLeader(target);
   readonly alarm = (req: AlarmRequest): Promise<WithHeader<AlarmMember[]>> => this.maintenance.alarm(req);

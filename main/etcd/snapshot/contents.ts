@@ -3,11 +3,11 @@
 // tools check a snapshot against (counts per /registry resource, the drill's
 // comparison with a restored cluster) without starting a member.
 //
+// Either format (bbolt, or the older PHSNAP1; ./snapshotState.ts).
 // Deleted keys and older revisions of live keys are left out: they are what
 // `etcdctl get "" --prefix` would not show at the snapshot's revision.
 
-import { decodeSnapshotBody, verifiedBody } from '../snapshotFile';
-import { decodeSnapshotData } from '../server/snapshotData';
+import { readSnapshotState } from './snapshotState';
 import { decodeSnapshot } from '../mvcc/snapshotCodec';
 
 export interface SnapshotKeyValue {
@@ -34,8 +34,7 @@ export interface ReadContentsOptions {
 }
 
 export function readSnapshotContents(file: Uint8Array, opts: ReadContentsOptions = {}): SnapshotContents {
-  const img = decodeSnapshotBody(verifiedBody(file, opts.skipHashCheck ?? false));
-  const state = decodeSnapshot(decodeSnapshotData(img.data).mvcc);
+  const state = decodeSnapshot(readSnapshotState(file, opts.skipHashCheck ?? false).data.mvcc);
   const kvs: SnapshotKeyValue[] = [];
   state.tree.forEach((ki) => {
     const r = ki.latest();

@@ -24,10 +24,10 @@ import { ConfChangeType, EntryType, type Entry, type Snapshot } from '../raft/ty
 import { encodeWalMetadata, makePrivateDataDir } from '../server/dataDir';
 import { computeClusterId, computeMemberId } from '../server/ids';
 import { encodeMemberContext, Membership } from '../server/membership';
-import { decodeSnapshotData, encodeSnapshotData } from '../server/snapshotData';
+import { encodeSnapshotData } from '../server/snapshotData';
 import { Snapshotter, Wal } from '../wal/index';
-import { decodeSnapshotBody, verifiedBody } from '../snapshotFile';
 import { bumpStoreRevision, checkRevisionBump } from './revisionBump';
+import { readSnapshotState, type SnapshotState } from './snapshotState';
 
 export interface RestoreOptions {
   snapshotPath: string;
@@ -82,7 +82,7 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoredMember
   const bump = { bumpRevision: o.bumpRevision ?? 0, markCompacted: o.markCompacted ?? false };
   checkRevisionBump(bump);
 
-  const img = decodeSnapshotBody(verifiedBody(readFileSync(o.snapshotPath), o.skipHashCheck));
+  const img = readRestoreState(o.snapshotPath, o.skipHashCheck);
   const members = [...cluster].map(([name, peerUrls]) => ({
     id: computeMemberId(peerUrls, o.initialClusterToken),
     name,
@@ -99,7 +99,7 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoredMember
     const data = encodeConfChange({ type: ConfChangeType.AddNode, nodeId: m.id, context: encodeMemberContext(ctx) });
     return { term: 1, index: i + 1, type: EntryType.ConfChange, data };
   });
-  const state = decodeSnapshotData(img.data);
+  const state = img.data;
   const store = bump.bumpRevision > 0 ? bumpStoreRevision(state.mvcc, bump) : { mvcc: state.mvcc, revision: img.revision, compactRevision: img.compactRevision };
   const data = encodeSnapshotData({ ...state, mvcc: store.mvcc, consistentIndex: index, membership: membership.toSnapshot(), alarms: [] }); // old members' alarms do not carry over
   const snap: Snapshot = {
@@ -117,4 +117,9 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoredMember
     await wal.close();
   }
   return { memberId, clusterId, index, revision: store.revision, compactRevision: store.compactRevision };
+}
+
+/** The state to restore, read from a snapshot file of either format (./snapshotState.ts). */
+function readRestoreState(path: string, skipHashCheck: boolean): SnapshotState {
+  return readSnapshotState(readFileSync(path), skipHashCheck);
 }

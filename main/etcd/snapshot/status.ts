@@ -1,16 +1,24 @@
 // `snapshot status`: what etcdctl 3.4 prints for a snapshot file (etcdctl
 // snapshot/v3_snapshot.go Status and the printers in printer_*.go).
 //
-// Our numbers, since the file is not a bbolt database:
-// - hash: the MVCC store hash recorded at save time (CRC-32C over every
-//   retained revision and both revision counters; MvccStore.hash());
-// - revision: the MVCC revision of the image;
-// - totalKey: keys in the MVCC key index (etcd counts every bbolt key);
-// - totalSize: the body's size, without the sha256 trailer (etcd reports the
-//   bbolt file size, which also excludes it).
-// Unlike etcdctl, the sha256 trailer is checked first.
+// A bbolt file (ours since the Snapshot stream sends bbolt, or etcd's) is
+// read as etcdctl reads it: tx.Check() first, then
+// - hash: CRC-32C over every bucket name, and each key and value in it;
+// - revision: the main revision of the last row of the "key" bucket;
+// - totalKey: entries in all buckets;
+// - totalSize: tx.Size(), the high-water mark in bytes.
+// An older PHSNAP1 file (../snapshotFile.ts) has no buckets, so its numbers are
+// our own: the MVCC store hash recorded at save time (CRC-32C over every
+// retained revision and both revision counters; MvccStore.hash()), the MVCC
+// revision, the keys in the MVCC key index, and the body's size without the
+// sha256 trailer.
+// Unlike etcdctl, a sha256 trailer is checked first; a bbolt file without one
+// (a member's db file) is read as it is, as etcdctl reads it.
 
-import { decodeSnapshotBody, verifiedBody } from '../snapshotFile';
+import { BoltDb } from '../bbolt/index';
+import { Crc32c } from '../mvcc/crc32c';
+import { decodeSnapshotBody, hasHashTrailer, verifiedBody } from '../snapshotFile';
+import { isBoltFile, openChecked } from './snapshotState';
 
 export interface SnapshotStatus {
   hash: number;
@@ -20,9 +28,29 @@ export interface SnapshotStatus {
 }
 
 export function snapshotStatus(file: Uint8Array): SnapshotStatus {
-  const body = verifiedBody(file);
+  const bare = !hasHashTrailer(file.length) && isBoltFile(file);
+  const body = verifiedBody(file, bare);
+  if (isBoltFile(body)) return boltStatus(openChecked(body));
   const img = decodeSnapshotBody(body);
   return { hash: img.storeHash, revision: img.revision, totalKey: img.keyCount, totalSize: body.length };
+}
+
+function boltStatus(db: BoltDb): SnapshotStatus {
+  const h = new Crc32c();
+  let revision = 0;
+  let totalKey = 0;
+  db.root.forEach((b) => {
+    if (!b.isBucket) throw new Error(`cannot get hash of bucket ${b.key.toString('latin1')}`);
+    h.update(b.key);
+    const isKey = b.key.toString('latin1') === 'key';
+    db.root.childBucket(b.value).forEach((e) => {
+      h.update(e.key);
+      if (!e.isBucket) h.update(e.value); // Go's ForEach gives a nested bucket a nil value
+      if (isKey && e.key.length >= 8) revision = Number(e.key.readBigInt64BE(0));
+      totalKey++;
+    });
+  });
+  return { hash: h.digest(), revision, totalKey, totalSize: db.size };
 }
 
 /** go-humanize Bytes (SI units), as etcdctl formats TOTAL SIZE. */

@@ -6,14 +6,24 @@ import { join } from 'node:path';
 import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClientServer, type ClientServerHandle } from '../../../../main/etcd/api/index';
+import type { SnapshotBody } from '../../../../main/etcd/api/etcdServer';
 import { sha256 } from '../../../../main/etcd/snapshotFile';
 import { etcdctl, rawClient } from './clientHarness';
 import { FakeEtcdServer } from './fakeEtcdServer';
 
 class SnapshotFake extends FakeEtcdServer {
   body = new Uint8Array(0);
-  async snapshotBody(): Promise<Uint8Array> {
-    return this.body;
+  /** Hand the body out chunk by chunk, as a member's bbolt plan does. */
+  inPieces = false;
+  async snapshotBody(): Promise<Uint8Array | SnapshotBody> {
+    const body = this.body;
+    if (!this.inPieces) return body;
+    return {
+      size: body.length,
+      *chunks(n: number) {
+        for (let off = 0; off < body.length; off += n) yield Buffer.from(body.subarray(off, off + n));
+      },
+    };
   }
 }
 
@@ -65,6 +75,25 @@ describe('Maintenance.Snapshot stream', () => {
     ]);
     expect(Buffer.concat(chunks.slice(0, 3).map((c) => c.blob)).equals(Buffer.from(fake.body))).toBe(true);
     expect(chunks[3]!.blob.equals(sha256(fake.body))).toBe(true);
+  });
+
+  it('streams a body produced in pieces the same way', async () => {
+    fake.body = new Uint8Array(20 * 4096).map((_, i) => (i * 7) % 253);
+    fake.inPieces = true;
+    try {
+      const { chunks, err } = await readSnapshot(endpoint);
+      expect(err).toBeUndefined();
+      expect(chunks.map((c) => [Number(c.remaining_bytes), c.blob.length])).toEqual([
+        [20 * 4096 - 32768, 32768],
+        [20 * 4096 - 65536, 32768],
+        [0, 20 * 4096 - 65536],
+        [0, 32],
+      ]);
+      expect(Buffer.concat(chunks.slice(0, 3).map((c) => c.blob)).equals(Buffer.from(fake.body))).toBe(true);
+      expect(chunks[3]!.blob.equals(sha256(fake.body))).toBe(true);
+    } finally {
+      fake.inPieces = false;
+    }
   });
 
   it('is what etcdctl snapshot save writes to disk', async () => {

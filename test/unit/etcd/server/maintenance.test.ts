@@ -2,7 +2,9 @@
 // HashKV agreement, the snapshot body, and the allocated/in-use size model.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DbSpace } from '../../../../main/etcd/server/dbSpace';
-import { decodeSnapshotBody } from '../../../../main/etcd/snapshotFile';
+import { readSnapshotState } from '../../../../main/etcd/snapshot/snapshotState';
+import { encodeSnapshotData } from '../../../../main/etcd/server/snapshotData';
+import { StateMachine } from '../../../../main/etcd/server/stateMachine';
 import { agreedLeader, makeConfigs, putReq, start, stopAll, type HarnessMember } from './clusterHarness';
 import { freePorts } from '../../../support/freePorts';
 import { eventually } from '../../../support/waitFor';
@@ -40,11 +42,14 @@ describe('maintenance on a running cluster', () => {
     }, { timeoutMs: 10_000, intervalMs: 20 });
     expect(hashes[0]).not.toBe(0);
     const m = members[1]!.member!;
-    const img = decodeSnapshotBody(await m.snapshotBody());
-    expect(img.memberId).toBe(m.id);
-    expect(img.clusterId).toBe(m.clusterId);
+    const body = await m.snapshotBody();
+    const img = readSnapshotState(Buffer.concat([...body.chunks(32 * 1024)]), true);
+    expect(img.format).toBe('bbolt');
     expect(img.revision).toBe((await m.hashKV(0)).header.revision);
-    expect(img.storeHash).toBe((await m.hash()).result);
+    expect(img.data.membership.members.map((x) => BigInt(x.id)).sort()).toEqual(members.map((x) => x.member!.id).sort());
+    const restored = new StateMachine();
+    restored.restore(encodeSnapshotData(img.data));
+    expect(restored.store.hash()).toBe((await m.hash()).result);
   });
 
   it('moveLeader: refused off the leader and for a non-member, then transfers', async () => {

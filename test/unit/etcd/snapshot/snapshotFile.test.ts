@@ -5,8 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDataDir } from '../../../../main/etcd/server/dataDir';
 import { computeClusterId, computeMemberId } from '../../../../main/etcd/server/ids';
 import { StateMachine } from '../../../../main/etcd/server/stateMachine';
-import { captureSnapshotBody } from '../../../../main/etcd/server/snapshotCapture';
-import { decodeSnapshotBody, hasHashTrailer, sha256, verifiedBody } from '../../../../main/etcd/snapshotFile';
+import { decodeSnapshotBody, encodeSnapshotBody, hasHashTrailer, sha256, verifiedBody } from '../../../../main/etcd/snapshotFile';
 import { restoreSnapshot } from '../../../../main/etcd/snapshot/restore';
 import {
   formatStatusJson,
@@ -32,11 +31,21 @@ function sampleFile(keys = 3): { file: Buffer; sm: StateMachine } {
   const sm = new StateMachine();
   for (let i = 0; i < keys; i++) sm.store.put(putReq(`k${i}`, `v${i}`));
   sm.consistentIndex = 42;
-  const body = captureSnapshotBody(sm, 0xabcn, 0x123n);
+  // the older PHSNAP1 format, as members wrote it before the Snapshot stream sent bbolt files
+  const body = encodeSnapshotBody({
+    revision: sm.store.currentRevision,
+    compactRevision: sm.store.compactRevision,
+    keyCount: sm.store.indexedKeys,
+    storeHash: sm.store.hash(),
+    clusterId: 0xabcn,
+    memberId: 0x123n,
+    consistentIndex: sm.consistentIndex,
+    data: sm.snapshotData(),
+  });
   return { file: Buffer.concat([body, sha256(body)]), sm };
 }
 
-describe('snapshot file format', () => {
+describe('snapshot file format (PHSNAP1)', () => {
   it('is a 512-byte-aligned body plus a sha256 trailer, and reads back', () => {
     const { file, sm } = sampleFile();
     expect(file.length % 512).toBe(32);
@@ -140,7 +149,7 @@ describe('snapshot restore', () => {
         initialClusterToken: 'restored',
         skipHashCheck: false,
       });
-      expect(r).toEqual({ memberId: ids[i], clusterId: computeClusterId(ids), index: 3, revision: 6 });
+      expect(r).toEqual({ memberId: ids[i], clusterId: computeClusterId(ids), index: 3, revision: 6, compactRevision: -1 });
       expect(readdirSync(join(dir, `n${i + 1}`, 'member', 'snap'))).toEqual(['0000000000000001-0000000000000003.snap']);
       for (const d of [join(dir, `n${i + 1}`), join(dir, `n${i + 1}`, 'member')]) expect((statSync(d).mode & 0o777).toString(8), d).toBe('700');
     }
