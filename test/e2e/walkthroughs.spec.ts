@@ -47,6 +47,22 @@ test('walkthroughs: a guided backup runs end to end, shows every step and leaves
   const facts = page.locator(`[data-testid="snapshot-facts"][data-name="${name}"]`);
   await expect(facts).toContainText('integrity ok');
   await expect(facts).toContainText('/registry/namespaces');
+
+  // scheduled backups: k3s's defaults, editable
+  const schedule = page.getByTestId('backup-schedule');
+  await expect(schedule.getByTestId('schedule-cron')).toHaveText('0 */12 * * *');
+  await expect(schedule.getByTestId('schedule-keep')).toHaveText('5');
+  await expect(schedule).toContainText('next');
+  await schedule.getByTestId('schedule-edit').click();
+  await schedule.getByTestId('schedule-cron-input').locator('input').fill('every day');
+  await schedule.getByTestId('schedule-save').click();
+  await expect(schedule.getByTestId('schedule-error')).toBeVisible();
+  await schedule.getByTestId('schedule-cron-input').locator('input').fill('30 2 * * *');
+  await schedule.getByTestId('schedule-keep-input').locator('input').fill('3');
+  await schedule.getByTestId('schedule-save').click();
+  await expect(schedule.getByTestId('schedule-cron')).toHaveText('30 2 * * *');
+  await expect(schedule.getByTestId('schedule-keep')).toHaveText('3');
+  await expect(schedule.getByTestId('schedule-error')).toBeHidden();
 });
 
 test('walkthroughs: a drill started from a snapshot reports "restorable" and the snapshot shows its last drill', async ({ page }, testInfo) => {
