@@ -179,7 +179,7 @@ export function backupWalkthrough(env: BackupWalkthroughEnv): WalkthroughDefinit
         out.file = s.facts.file;
         out.sizeBytes = s.facts.sizeBytes;
         out.sha256 = s.facts.sha256;
-        out.hash = s.facts.hash;
+        out.hash = s.facts.hash.toString(16); // as etcdctl snapshot status prints it
         out.revision = s.facts.revision;
         out.totalKeys = s.facts.totalKeys;
         for (const [r, n] of Object.entries(s.facts.resources)) out[r] = n;

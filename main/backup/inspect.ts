@@ -46,14 +46,20 @@ export function resourceOf(key: string): string | undefined {
   return `${REGISTRY}${first}`;
 }
 
-export function inspectSnapshot(path: string): SnapshotFacts {
+export interface InspectOptions {
+  /** The name errors call the file by (a save checks FILE.part but reports FILE). */
+  label?: string;
+}
+
+export function inspectSnapshot(path: string, o: InspectOptions = {}): SnapshotFacts {
+  const label = o.label ?? path;
   let file: Buffer;
   try {
     file = readFileSync(path);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT') throw new Error(`snapshot ${path}: no such file`);
-    throw new Error(`snapshot ${path}: ${e.message}`);
+    if (e.code === 'ENOENT') throw new Error(`snapshot ${label}: no such file`);
+    throw new Error(`snapshot ${label}: ${e.message}`);
   }
   const sizeBytes = statSync(path).size;
   let status: ReturnType<typeof snapshotStatus>;
@@ -63,7 +69,7 @@ export function inspectSnapshot(path: string): SnapshotFacts {
     status = snapshotStatus(file);
     contents = readSnapshotContents(file, { skipHashCheck: true });
   } catch (err) {
-    throw new Error(`snapshot ${path} is damaged: ${explain(err as Error, sizeBytes)}`);
+    throw new Error(`snapshot ${label} is damaged: ${explain(err as Error, sizeBytes)}`);
   }
   const body = hasHashTrailer(file.length) ? null : file;
   const sha256 = body === null ? file.subarray(file.length - 32).toString('hex') : createHash('sha256').update(body).digest('hex');

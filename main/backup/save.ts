@@ -6,9 +6,10 @@
 // or failed save (stream error, full disk, bad trailer) removes FILE.part, so
 // nothing half-written is ever left to be mistaken for a backup.
 
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { MemberClient, WireSnapshotChunk } from '../client/etcd/memberClient';
+import { hasHashTrailer } from '../etcd/snapshot/index';
 import { inspectSnapshot, type SnapshotFacts } from './inspect';
 import { SnapshotProgressCounter } from './snapshotProgress';
 
@@ -54,8 +55,12 @@ export async function saveSnapshot(o: SaveOptions): Promise<SaveResult> {
   try {
     const counter = await stream(o, fd);
     fsyncSync(fd);
+    // etcdctl's own check and words for a stream that ended early, then ours:
+    // a trailer that does not match, or contents that do not decode
+    const size = fstatSync(fd).size;
+    if (!hasHashTrailer(size)) throw new Error(`sha256 checksum not found [bytes: ${size}]`);
     closeFd();
-    const facts = inspectSnapshot(part); // a trailer that does not match, or contents that do not decode, fail here
+    const facts = inspectSnapshot(part, { label: `streamed from the member into ${o.file}` });
     renameSync(part, o.file);
     fsyncDir(dirname(o.file));
     return { file: o.file, bytes: counter.bytes, durationMs: Date.now() - started, facts: { ...facts, file: o.file } };

@@ -12,7 +12,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { backupWalkthrough, BACKUP_KIND, factLines, factsVerdict, kubernetesWarning, type BackupParams } from '../backup/backupWalkthrough';
 import { backupFileName, formatBackupJson, formatBackupTable, listBackups } from '../backup/catalog';
 import { dataDirAccess } from '../backup/clusterAccess';
-import { nextRun, parseCron } from '../backup/cron';
+import { parseCron } from '../backup/cron';
+import { BackupScheduler } from '../backup/scheduler';
 import { inspectSnapshot } from '../backup/inspect';
 import { DEFAULT_RETENTION } from '../backup/retention';
 import { intOption } from '../common/intOption';
@@ -95,45 +96,34 @@ async function runSchedule(
   stderr: NodeJS.WritableStream,
   json: boolean,
 ): Promise<number> {
-  const schedule = parseCron(expr);
-  const stop = new AbortController();
+  let signalled: (sig: NodeJS.Signals) => void = () => undefined;
+  const stopped = new Promise<NodeJS.Signals>((res) => (signalled = res));
+  const scheduler = new BackupScheduler({
+    schedule: expr,
+    onNext: (at) => stderr.write(`pilothouse: next backup at ${at.toISOString()}\n`),
+    tick: async () => {
+      const code = await runHeadless(engine, BACKUP_KIND, paramsAt(new Date()), { out: stdout, err: stderr, json, handleSigint: false });
+      if (code !== 0) stderr.write('pilothouse: this scheduled backup did not succeed; the schedule goes on\n');
+    },
+  });
   const onSignal = (sig: NodeJS.Signals) => {
-    stderr.write(`pilothouse: ${sig}: stopping the backup schedule\n`);
-    stop.abort();
+    // a backup in progress is cancelled, so its step removes the partial file
     for (const run of engine.list()) if (run.state === 'running' || run.state === 'waiting' || run.state === 'paused') engine.cancel(run.id);
+    signalled(sig);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
     stderr.write(`pilothouse: backups on schedule "${expr}", keeping ${paramsAt(new Date()).retention} scheduled backups\n`);
-    let after = new Date();
-    while (!stop.signal.aborted) {
-      const at = nextRun(schedule, after);
-      stderr.write(`pilothouse: next backup at ${at.toISOString()}\n`);
-      await sleepUntil(at, stop.signal);
-      if (stop.signal.aborted) break;
-      const code = await runHeadless(engine, BACKUP_KIND, paramsAt(new Date()), { out: stdout, err: stderr, json, handleSigint: false });
-      if (code !== 0 && !stop.signal.aborted) stderr.write('pilothouse: this scheduled backup failed; the schedule goes on\n');
-      // a run longer than the interval skips the ticks it covered, as cron does not run a job twice at once
-      after = new Date(Math.max(at.getTime(), Date.now()));
-    }
+    scheduler.start();
+    const sig = await stopped;
+    stderr.write(`pilothouse: ${sig}: stopping the backup schedule\n`);
+    await scheduler.stop();
     return 0;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-}
-
-function sleepUntil(at: Date, signal: AbortSignal): Promise<void> {
-  return new Promise((res) => {
-    const t = setTimeout(done, Math.max(0, at.getTime() - Date.now()));
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      res();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 export function runBackupList(dataDir: string, writeOut: string, stdout: Out, stderr: Out): number {

@@ -26,8 +26,8 @@ import { computeClusterId, computeMemberId } from '../server/ids';
 import { encodeMemberContext, Membership } from '../server/membership';
 import { encodeSnapshotData } from '../server/snapshotData';
 import { Snapshotter, Wal } from '../wal/index';
-import { readSnapshotState, type SnapshotState } from './snapshotState';
 import { bumpStoreRevision, checkRevisionBump } from './revisionBump';
+import { readSnapshotState, type SnapshotState } from './snapshotState';
 
 export interface RestoreOptions {
   snapshotPath: string;
