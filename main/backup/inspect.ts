@@ -98,6 +98,6 @@ export function inspectSnapshot(path: string, o: InspectOptions = {}): SnapshotF
 function explain(err: Error, size: number): string {
   if (err.message.startsWith('expected sha256')) return 'sha256 checksum mismatch (the file was altered or corrupted after it was saved)';
   if (err.message.includes('missing hash')) return `no sha256 trailer (${size} bytes: truncated, or not a snapshot file)`;
-  if (err.message.includes('truncated')) return `truncated (${size} bytes): ${err.message}`;
+  if (err.message.includes('truncated') || err.message.includes('file size too small')) return `truncated (${size} bytes): ${err.message}`;
   return err.message;
 }
