@@ -27,6 +27,7 @@ import type {
   StartupStep,
   TerminalInfo,
   TraceRecord,
+  BackupScheduleInfo,
   WalkthroughAction,
   WalkthroughKind,
   WalkthroughReport,
@@ -81,6 +82,9 @@ export interface BridgeCalls {
   walkthroughAction(req: { id: string; action: WalkthroughAction }): WalkthroughRun;
   /** The run's report.md. */
   walkthroughReport(req: { id: string }): WalkthroughReport;
+  /** Scheduled backups: each tick runs the backup walkthrough and keeps the newest `keep` scheduled ones. */
+  backupSchedule(): BackupScheduleInfo;
+  setBackupSchedule(req: { enabled: boolean; cron: string; keep: number }): BackupScheduleInfo;
 
   openTerminal(req: { cols: number; rows: number }): TerminalInfo;
   terminalInput(req: { id: string; data: string }): void;
@@ -117,6 +121,8 @@ export const BRIDGE_CALLS: readonly BridgeCallName[] = keysOf<BridgeCalls>({
   startWalkthrough: true,
   walkthroughAction: true,
   walkthroughReport: true,
+  backupSchedule: true,
+  setBackupSchedule: true,
   openTerminal: true,
   terminalInput: true,
   resizeTerminal: true,

@@ -294,3 +294,15 @@ export interface WalkthroughReport {
   path: string;
   markdown: string;
 }
+
+/** The console's scheduled backups (k3s-style: a cron expression and how many scheduled backups to keep). */
+export interface BackupScheduleInfo {
+  enabled: boolean;
+  /** Five-field cron ('0 *\/12 * * *') or '@every 12h'. */
+  cron: string;
+  keep: number;
+  /** When the next scheduled backup starts; absent when disabled. */
+  nextAt?: string;
+  /** The latest scheduled backup run. */
+  lastRun?: { id: string; state: WalkthroughRunState; startedAt: string };
+}

@@ -28,6 +28,7 @@ import { NodesFeed } from './nodesFeed';
 import { TraceFeed } from './traceFeed';
 import { WatchFeed } from './watchFeed';
 import { consoleWalkthroughs } from './consoleWalkthroughs';
+import { BackupSchedule } from './backupSchedule';
 import { WalkthroughService, type ConsoleWalkthrough } from './walkthroughs';
 
 export interface ConsoleServicesOptions {
@@ -88,7 +89,18 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     dir: join(dataDir, 'walkthroughs'),
     events,
     snapshotPath: (name) => snapshots.path(name),
-    walkthroughs: [...consoleWalkthroughs({ dataDir, snapshotsDir: snapshots.dir, cluster }), ...(opts.extraWalkthroughs ?? [])],
+    walkthroughs: [...consoleWalkthroughs({ dataDir, snapshotsDir: snapshots.dir, cluster, cliPath: opts.cliPath }), ...(opts.extraWalkthroughs ?? [])],
+    onEnded: (run) => {
+      // the restored cluster's revisions are new: follow them afresh
+      if (run.kind === 'restore' && run.state === 'succeeded') void startWatchFeed();
+    },
+  });
+  const schedule = new BackupSchedule({
+    file: join(dataDir, 'console', 'backup-schedule.json'),
+    snapshotsDir: snapshots.dir,
+    dataDir,
+    engine: walkthroughs.engine,
+    onError: (m) => logs.note('console', m),
   });
   let watchFeed: WatchFeed | undefined;
   let traceFeed: TraceFeed | undefined; // follows the API server's traces once the control plane runs one
@@ -220,6 +232,8 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       return { started: true };
     },
     ...walkthroughs.handlers,
+    backupSchedule: () => schedule.info(),
+    setBackupSchedule: (req) => schedule.set(req),
     openTerminal: (req) => terminalService().open(req),
     terminalInput: (req) => terminalService().input(req),
     resizeTerminal: (req) => terminalService().resize(req),
@@ -255,9 +269,11 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       publishOverview();
       // after the cluster: a resumed step may need it
       await walkthroughs.start().catch((err: Error) => logs.note('console', `walkthroughs did not recover: ${err.message}`));
+      if (!disposed) schedule.start();
     },
     async dispose() {
       disposed = true;
+      void schedule.dispose(); // stops the timer at once; a backup in progress is aborted with the engine
       walkthroughs.dispose();
       health.dispose();
       watchFeed?.dispose();

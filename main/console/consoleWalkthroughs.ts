@@ -6,6 +6,9 @@
 import { join } from 'node:path';
 import { backupWalkthrough, type BackupParams } from '../backup/backupWalkthrough';
 import type { BackupCluster, ClusterAddress } from '../backup/clusterAccess';
+import { drillWalkthrough, type DrillParams } from '../backup/drillWalkthrough';
+import type { RecoveryPlane } from '../backup/recovery';
+import { restoreWalkthrough, type RestoreParams } from '../backup/restoreWalkthrough';
 import type { ConsoleCluster } from './cluster';
 import { snapshotFileName } from './snapshots';
 import type { ConsoleWalkthrough } from './walkthroughs';
@@ -15,6 +18,28 @@ export interface ConsoleWalkthroughDeps {
   /** DIR/snapshots */
   snapshotsDir: string;
   cluster: ConsoleCluster;
+  /** The `pilothouse` script the drill's scratch members run. */
+  cliPath: string;
+}
+
+const READY_POLL_MS = 250;
+
+/** The console's own plane as the disaster recovery drives it: every process is the supervisor's. */
+function consolePlane(cluster: ConsoleCluster): RecoveryPlane {
+  return {
+    layout: cluster.restorable,
+    client: (name) => cluster.memberClient(name),
+    stopAll: () => cluster.stopAll(),
+    startAll: () => cluster.startAll(),
+    async waitServing(timeoutMs) {
+      if (!cluster.hasApiServer) return;
+      const deadline = Date.now() + timeoutMs;
+      while (!(await cluster.checkReadiness().catch(() => false))) {
+        if (Date.now() > deadline) throw new Error(`the API server did not become ready within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, READY_POLL_MS));
+      }
+    },
+  };
 }
 
 /** The console's members as the backup code reaches them: its own clients, which the console keeps open. */
@@ -46,5 +71,19 @@ export function consoleWalkthroughs(deps: ConsoleWalkthroughDeps): ConsoleWalkth
       needsSnapshot: false,
       params: (): BackupParams => ({ file: join(deps.snapshotsDir, snapshotFileName(new Date())), source: 'save', dataDir: deps.dataDir }),
     },
+    {
+      definition: drillWalkthrough({ cliPath: deps.cliPath }),
+      description: 'Prove a snapshot restores, without touching the live cluster: restore it into a scratch cluster on free ports, serve it through a scratch API server, compare counts, measure RTO and RPO, tear it down.',
+      needsSnapshot: true,
+      params: (r): DrillParams => ({ file: r.snapshotPath!, dataDir: deps.dataDir }),
+    },
+    ...(deps.cluster.capabilities.snapshotRestore
+      ? [{
+          definition: restoreWalkthrough({ plane: () => consolePlane(deps.cluster) }),
+          description: "Disaster recovery: stop the controllers, the API server and the members, restore every member as a new cluster with revisions bumped past the live ones, start them again. Asks before the stop.",
+          needsSnapshot: true,
+          params: (r: { snapshotPath?: string }): RestoreParams => ({ file: r.snapshotPath!, dataDir: deps.dataDir }),
+        }]
+      : []),
   ];
 }

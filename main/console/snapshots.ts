@@ -142,7 +142,8 @@ export class SnapshotStore {
     if (v !== undefined) info.verified = v;
     // read each time: a drill (console or CLI) records its outcome there
     const meta = readMetadata(path);
-    if (meta) {
+    if (meta && meta.facts.sizeBytes !== st.size) info.verified = false; // changed since its backup verified it
+    else if (meta) {
       const f = meta.facts;
       info.facts = { integrity: f.integrity, sha256: f.sha256, revision: f.revision, totalKeys: f.totalKeys, resources: { ...f.resources }, nonRegistryKeys: f.nonRegistryKeys };
       info.takenFrom = { member: meta.member, source: meta.source, clusterId: meta.clusterId };

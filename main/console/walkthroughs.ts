@@ -17,7 +17,7 @@ export interface ConsoleWalkthrough {
   description: string;
   needsSnapshot: boolean;
   /** The run's parameters; snapshotPath is the chosen file, resolved and checked to exist. */
-  params(req: { snapshotPath?: string }): Record<string, unknown>;
+  params(req: { snapshotPath?: string }): object;
 }
 
 export interface WalkthroughServiceOptions {
@@ -67,7 +67,7 @@ export class WalkthroughService {
         snapshotPath = this.o.snapshotPath(req.snapshot);
         if (!existsSync(snapshotPath)) throw new Error(`stat ${snapshotPath}: no such file or directory`);
       }
-      return this.engine.start(w.definition.kind, w.params(snapshotPath ? { snapshotPath } : {}));
+      return this.engine.start(w.definition.kind, { ...w.params(snapshotPath ? { snapshotPath } : {}) });
     },
     walkthroughAction: (req) => {
       const id = String(req?.id);

@@ -4,7 +4,7 @@
 
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { RestoreProgress, SnapshotInfo, SnapshotProgress, WalkthroughRun } from '../../../preload/contract';
+import type { BackupScheduleInfo, RestoreProgress, SnapshotInfo, SnapshotProgress, WalkthroughRun } from '../../../preload/contract';
 import { errorText } from '../lib/format';
 import { useBridge } from './bridgeProvider';
 
@@ -30,6 +30,8 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
   /** The snapshot of the latest restore (kept after it finishes, for the result line). */
   const restoredFrom = ref<string | null>(null);
   const restoreError = ref('');
+  const schedule = shallowRef<BackupScheduleInfo | null>(null);
+  const scheduleError = ref('');
   let unsubscribe: (() => void)[] = [];
 
   const percent = computed(() => {
@@ -80,7 +82,31 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
   function onWalkthrough(run: WalkthroughRun): void {
     const before = runStates.get(run.id);
     runStates.set(run.id, run.state);
-    if (before !== run.state && ['succeeded', 'failed', 'cancelled'].includes(run.state)) void refresh();
+    if (before !== run.state && ['succeeded', 'failed', 'cancelled'].includes(run.state)) {
+      void refresh();
+      if (run.params.source === 'schedule') void loadSchedule();
+    }
+  }
+
+  async function loadSchedule(): Promise<void> {
+    try {
+      schedule.value = await useBridge().backupSchedule();
+      scheduleError.value = '';
+    } catch (err) {
+      scheduleError.value = errorText(err);
+    }
+  }
+
+  /** Saves the schedule; false (with scheduleError set) when the console refused it. */
+  async function saveSchedule(next: { enabled: boolean; cron: string; keep: number }): Promise<boolean> {
+    try {
+      schedule.value = await useBridge().setBackupSchedule(next);
+      scheduleError.value = '';
+      return true;
+    } catch (err) {
+      scheduleError.value = errorText(err);
+      return false;
+    }
   }
 
   function connect(): void {
@@ -167,6 +193,7 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
 
   return {
     snapshots, loaded, loading, error, job, takeError, percent, busy, restoreSteps, restoring, restoredFrom, restoreError, restoreDone, restoreFailed,
+    schedule, scheduleError, loadSchedule, saveSchedule,
     refresh, connect, disconnect, take, cancel, verify, remove, restore, onProgress, onRestore, onWalkthrough,
   };
 });

@@ -77,3 +77,27 @@ describe('WalkthroughService', () => {
     expect(() => h.walkthroughAction({ id: '../x', action: 'pause' })).toThrow(/invalid walkthrough run id/);
   });
 });
+
+describe('WalkthroughService after the console was closed', () => {
+  it('a fresh service on the same folder ends an interrupted non-resumable run failed with its reason', async () => {
+    let release: (() => void) | undefined;
+    const held: WalkthroughDefinition = {
+      kind: 'restore', title: 'Restore', steps: () => [
+        { id: 'stop', title: 'Stop the plane', why: 'w', command: 'kill', resumable: false, run: (ctx) => new Promise<string>((resolve, reject) => { release = () => resolve('stopped'); ctx.signal.addEventListener('abort', () => reject(new Error('aborted'))); }) },
+      ],
+    };
+    const mk = () => new WalkthroughService({ dir: join(dir, 'walkthroughs'), snapshotPath: (n) => join(dir, 'snapshots', n), walkthroughs: [{ definition: held, description: '', needsSnapshot: false, params: () => ({}) }] });
+    const first = mk();
+    const run = await first.handlers.startWalkthrough({ kind: 'restore' });
+    await eventually('step running', () => first.engine.get(run.id)?.steps[0]!.state === 'running');
+    first.dispose();
+    expect(release).toBeDefined();
+    const second = mk();
+    await second.start();
+    const after = (await second.handlers.listWalkthroughs()).find((r) => r.id === run.id)!;
+    expect(after.state).toBe('failed');
+    expect(after.reason).toBe('interrupted at step 1 (Stop the plane): the app stopped while it was running');
+    expect((await second.handlers.walkthroughReport({ id: run.id })).markdown).toContain('interrupted at step 1 (Stop the plane)');
+    second.dispose();
+  });
+});
