@@ -21,7 +21,8 @@
 import { randomBytes } from 'node:crypto';
 import { RunStore, checkRunId, type StoredRun } from './runStore';
 import { writeReport } from './report';
-import type { RunRecord, StepContext, StepDefinition, StepProgress, WalkthroughDefinition } from './types';
+import { attemptStep, type StepOutcome } from './stepAttempt';
+import type { RunRecord, StepDefinition, WalkthroughDefinition } from './types';
 
 export interface WalkthroughEngineOptions {
   /** DIR/walkthroughs */
@@ -34,8 +35,6 @@ export interface WalkthroughEngineOptions {
 
 /** How often progress and output changes are written and pushed, at most. */
 export const FLUSH_MS = 100;
-/** Output lines kept per step; older ones are dropped (the count says so). */
-export const MAX_OUTPUT_LINES = 2000;
 
 const ENDED = new Set<RunRecord['state']>(['succeeded', 'failed', 'cancelled']);
 
@@ -288,7 +287,7 @@ export class WalkthroughEngine {
     }
   }
 
-  private async runStep(live: LiveRun, def: StepDefinition, i: number): Promise<'succeeded' | 'failed' | 'paused' | 'cancelled'> {
+  private async runStep(live: LiveRun, def: StepDefinition, i: number): Promise<StepOutcome> {
     const rec = live.stored.run.steps[i]!;
     rec.state = 'running';
     rec.startedAt = this.stamp();
@@ -299,37 +298,12 @@ export class WalkthroughEngine {
     const controller = new AbortController();
     live.controller = controller;
     this.flush(live);
-    let current = true; // calls from a step after it settled change nothing
-    const ctx: StepContext = {
-      signal: controller.signal,
+    const outcome = await attemptStep(def, rec, {
       state: live.stored.state,
-      progress: (p: StepProgress) => {
-        if (!current) return;
-        rec.progress = { ...p };
-        this.soon(live);
-      },
-      log: (line: string) => {
-        if (!current) return;
-        for (const l of String(line).split(/\r?\n/)) rec.output.push(l);
-        if (rec.output.length > MAX_OUTPUT_LINES) rec.output.splice(0, rec.output.length - MAX_OUTPUT_LINES, '… (earlier lines dropped)');
-        this.soon(live);
-      },
-    };
-    let outcome: 'succeeded' | 'failed' | 'paused' | 'cancelled';
-    try {
-      rec.verdict = String(await Promise.resolve().then(() => def.run(ctx)));
-      rec.state = 'succeeded';
-      outcome = live.request === 'pause' ? 'paused' : live.request === 'cancel' ? 'cancelled' : 'succeeded';
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (live.request === 'pause') rec.state = outcome = 'paused';
-      else if (live.request === 'cancel') rec.state = outcome = 'cancelled';
-      else {
-        rec.state = outcome = 'failed';
-        rec.error = message;
-      }
-    }
-    current = false;
+      signal: controller.signal,
+      changed: () => this.soon(live),
+      stopRequest: () => live.request,
+    });
     live.controller = undefined;
     rec.endedAt = this.stamp();
     return outcome;

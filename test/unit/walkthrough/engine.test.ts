@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WalkthroughEngine } from '../../../main/walkthrough/engine';
+import { MAX_OUTPUT_LINES } from '../../../main/walkthrough/stepAttempt';
 import type { RunRecord, WalkthroughDefinition } from '../../../main/walkthrough/types';
 import { eventually } from '../../support/waitFor';
 import { controlled, testDefinition, type Controlled } from './steps';
@@ -162,6 +163,24 @@ describe('WalkthroughEngine', () => {
     await expect(e.start('nope')).rejects.toThrow('unknown walkthrough "nope" (known: t)');
     expect(() => e.get('../etc')).toThrow(/invalid walkthrough run id/);
     expect(() => e.confirm('20260101-000000z-t-abcdef')).toThrow('no walkthrough run 20260101-000000z-t-abcdef');
+  });
+
+  it('keeps the last MAX_OUTPUT_LINES lines of a chatty step and says earlier ones were dropped', async () => {
+    const def: WalkthroughDefinition = {
+      kind: 'chatty', title: 'Chatty', steps: () => [{
+        id: 'talk', title: 'Talk', why: 'w', command: 'c', resumable: true,
+        run: async (ctx) => {
+          for (let i = 1; i <= MAX_OUTPUT_LINES + 500; i++) ctx.log(`line ${i}`);
+          ctx.log('two\nlines');
+          return 'said';
+        },
+      }],
+    };
+    const e = engine([def]);
+    const out = (await e.wait((await e.start('chatty')).id)).steps[0]!.output;
+    expect(out.length).toBe(MAX_OUTPUT_LINES + 1);
+    expect(out[0]).toBe('… (earlier lines dropped)');
+    expect(out.slice(-3)).toEqual([`line ${MAX_OUTPUT_LINES + 500}`, 'two', 'lines']);
   });
 
   it('ignores progress and output from a step after it settled', async () => {
