@@ -23,6 +23,7 @@ type Register = (program: Command, setExitCode: SetExitCode, cliPath: string) =>
 const SUBCOMMANDS: Record<string, () => Promise<Register>> = {
   up: async () => (await import('./cmd/up')).registerUpCommand,
   snapshot: async () => (await import('./cmd/snapshot')).registerSnapshotCommand,
+  backup: async () => (await import('./cmd/backup')).registerBackupCommand,
   certs: async () => (await import('./cmd/certs')).registerCertsCommand,
   apiserver: async () => (await import('./cmd/apiserver')).registerApiServerCommand,
   controllers: async () => (await import('./cmd/controllers')).registerControllersCommand,

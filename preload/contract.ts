@@ -27,6 +27,11 @@ import type {
   StartupStep,
   TerminalInfo,
   TraceRecord,
+  BackupScheduleInfo,
+  WalkthroughAction,
+  WalkthroughKind,
+  WalkthroughReport,
+  WalkthroughRun,
   WatchEventDetail,
   WatchEventRecord,
 } from './shapes';
@@ -68,6 +73,19 @@ export interface BridgeCalls {
   /** Stops the cluster, restores every member from the file, restarts; progress on restoreProgress. */
   restoreSnapshot(req: { name: string }): { started: boolean };
 
+  /** The walkthroughs the console can start (backup, drill, restore). */
+  walkthroughKinds(): WalkthroughKind[];
+  /** Every run under DIR/walkthroughs, newest first (CLI runs included). */
+  listWalkthroughs(): WalkthroughRun[];
+  /** Starts a run; a drill or restore names a file under DIR/snapshots. Changes arrive on walkthroughRun. */
+  startWalkthrough(req: { kind: string; snapshot?: string }): WalkthroughRun;
+  walkthroughAction(req: { id: string; action: WalkthroughAction }): WalkthroughRun;
+  /** The run's report.md. */
+  walkthroughReport(req: { id: string }): WalkthroughReport;
+  /** Scheduled backups: each tick runs the backup walkthrough and keeps the newest `keep` scheduled ones. */
+  backupSchedule(): BackupScheduleInfo;
+  setBackupSchedule(req: { enabled: boolean; cron: string; keep: number }): BackupScheduleInfo;
+
   openTerminal(req: { cols: number; rows: number }): TerminalInfo;
   terminalInput(req: { id: string; data: string }): void;
   resizeTerminal(req: { id: string; cols: number; rows: number }): void;
@@ -98,6 +116,13 @@ export const BRIDGE_CALLS: readonly BridgeCallName[] = keysOf<BridgeCalls>({
   verifySnapshot: true,
   deleteSnapshot: true,
   restoreSnapshot: true,
+  walkthroughKinds: true,
+  listWalkthroughs: true,
+  startWalkthrough: true,
+  walkthroughAction: true,
+  walkthroughReport: true,
+  backupSchedule: true,
+  setBackupSchedule: true,
   openTerminal: true,
   terminalInput: true,
   resizeTerminal: true,
@@ -118,6 +143,8 @@ export interface BridgeEvents {
   traces: TraceRecord[];
   snapshotProgress: SnapshotProgress;
   restoreProgress: RestoreProgress;
+  /** A walkthrough run changed (state, a step, progress or output; progress at most every 100 ms). */
+  walkthroughRun: WalkthroughRun;
   terminalData: { id: string; data: string };
   terminalExit: { id: string; code: number };
   logLines: LogLine[];
@@ -133,6 +160,7 @@ export const BRIDGE_EVENTS: readonly BridgeEventName[] = keysOf<BridgeEvents>({
   traces: true,
   snapshotProgress: true,
   restoreProgress: true,
+  walkthroughRun: true,
   terminalData: true,
   terminalExit: true,
   logLines: true,

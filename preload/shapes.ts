@@ -179,6 +179,30 @@ export interface SnapshotInfo {
   createdAt: string;
   /** Result of the last verify: undefined = never verified. */
   verified?: boolean;
+  /** What the backup's verification found (from the metadata beside the file, `<file>.json`); absent for a file without it. */
+  facts?: SnapshotVerification;
+  /** The last restore drill of this file, from its metadata. */
+  lastDrill?: SnapshotDrill;
+  /** Who took it: the member it was streamed from and how ('save' by hand, 'schedule'). */
+  takenFrom?: { member: string; source: 'save' | 'schedule'; clusterId: string };
+}
+
+export interface SnapshotVerification {
+  integrity: 'ok';
+  /** Hex sha256 of the body. */
+  sha256: string;
+  revision: number;
+  totalKeys: number;
+  /** '/registry/<resource>' or '/registry/<group>/<resource>' → live keys. */
+  resources: Record<string, number>;
+  nonRegistryKeys: number;
+}
+
+export interface SnapshotDrill {
+  at: string;
+  verdict: 'restorable' | 'failed';
+  rtoMs?: number;
+  reason?: string;
 }
 
 export interface SnapshotProgress {
@@ -213,4 +237,72 @@ export interface LogLine {
   at: string;
   stream: 'stdout' | 'stderr' | 'supervisor';
   text: string;
+}
+
+// ---------------------------------------------------------------- walkthroughs
+// The same shapes as main/walkthrough/types.ts's RunRecord and StepRecord
+// (the console's handlers pass those through; the compiler checks they fit).
+
+export type WalkthroughStepState = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled' | 'skipped';
+export type WalkthroughRunState = 'running' | 'paused' | 'waiting' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
+
+export interface WalkthroughStep {
+  id: string;
+  title: string;
+  why: string;
+  /** The exact etcdctl/kubectl/pilothouse command the step corresponds to. */
+  command: string;
+  /** 'confirm': destructive; the run waits for the user's go-ahead before it. */
+  gate?: 'confirm';
+  state: WalkthroughStepState;
+  progress?: { done: number; total?: number; unit?: string };
+  output: string[];
+  verdict?: string;
+  error?: string;
+  startedAt?: string;
+  endedAt?: string;
+}
+
+export interface WalkthroughRun {
+  id: string;
+  kind: string;
+  title: string;
+  params: Record<string, unknown>;
+  state: WalkthroughRunState;
+  reason?: string;
+  startedAt: string;
+  endedAt?: string;
+  steps: WalkthroughStep[];
+  figures?: Record<string, string | number>;
+  /** Paths of report.md and report.json under DIR/walkthroughs/<id>/. */
+  report?: { markdown: string; json: string };
+}
+
+export interface WalkthroughKind {
+  kind: string;
+  title: string;
+  /** The run needs a snapshot file to work on (drill, restore). */
+  needsSnapshot: boolean;
+  /** One sentence for the start card. */
+  description: string;
+}
+
+export type WalkthroughAction = 'pause' | 'resume' | 'cancel' | 'retry' | 'confirm';
+
+export interface WalkthroughReport {
+  id: string;
+  path: string;
+  markdown: string;
+}
+
+/** The console's scheduled backups (k3s-style: a cron expression and how many scheduled backups to keep). */
+export interface BackupScheduleInfo {
+  enabled: boolean;
+  /** Five-field cron ('0 *\/12 * * *') or '@every 12h'. */
+  cron: string;
+  keep: number;
+  /** When the next scheduled backup starts; absent when disabled. */
+  nextAt?: string;
+  /** The latest scheduled backup run. */
+  lastRun?: { id: string; state: WalkthroughRunState; startedAt: string };
 }

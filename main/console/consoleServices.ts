@@ -27,6 +27,9 @@ import { TerminalService } from './terminals';
 import { NodesFeed } from './nodesFeed';
 import { TraceFeed } from './traceFeed';
 import { WatchFeed } from './watchFeed';
+import { consoleWalkthroughs } from './consoleWalkthroughs';
+import { BackupSchedule } from './backupSchedule';
+import { WalkthroughService, type ConsoleWalkthrough } from './walkthroughs';
 
 export interface ConsoleServicesOptions {
   dataDir: string;
@@ -37,6 +40,8 @@ export interface ConsoleServicesOptions {
   /** Tests: run members of another program (Debian's etcd), faster restarts. */
   memberProgram?: Program;
   startTimeoutMs?: number;
+  /** Tests: walkthroughs offered besides the console's own (backup, drill, restore). */
+  extraWalkthroughs?: ConsoleWalkthrough[];
 }
 
 export interface ConsoleServices {
@@ -49,7 +54,7 @@ export interface ConsoleServices {
   readonly supervisor: Supervisor;
 }
 
-export { parseEnvFile } from './envFile';
+export { parseEnvFile } from '../controlplane/envFile';
 
 export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServices {
   const { dataDir, events } = opts;
@@ -79,6 +84,23 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       const name = m?.name ?? cluster.members[0]!.name;
       return { name, client: cluster.memberClient(name) };
     },
+  });
+  const walkthroughs = new WalkthroughService({
+    dir: join(dataDir, 'walkthroughs'),
+    events,
+    snapshotPath: (name) => snapshots.path(name),
+    walkthroughs: [...consoleWalkthroughs({ dataDir, snapshotsDir: snapshots.dir, cluster, cliPath: opts.cliPath }), ...(opts.extraWalkthroughs ?? [])],
+    onEnded: (run) => {
+      // the restored cluster's revisions are new: follow them afresh
+      if (run.kind === 'restore' && run.state === 'succeeded') void startWatchFeed();
+    },
+  });
+  const schedule = new BackupSchedule({
+    file: join(dataDir, 'console', 'backup-schedule.json'),
+    snapshotsDir: snapshots.dir,
+    dataDir,
+    engine: walkthroughs.engine,
+    onError: (m) => logs.note('console', m),
   });
   let watchFeed: WatchFeed | undefined;
   let traceFeed: TraceFeed | undefined; // follows the API server's traces once the control plane runs one
@@ -209,6 +231,9 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       }).catch((err: Error) => logs.note('console', err.message));
       return { started: true };
     },
+    ...walkthroughs.handlers,
+    backupSchedule: () => schedule.info(),
+    setBackupSchedule: (req) => schedule.set(req),
     openTerminal: (req) => terminalService().open(req),
     terminalInput: (req) => terminalService().input(req),
     resizeTerminal: (req) => terminalService().resize(req),
@@ -242,9 +267,14 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       }
       if (ok) await startWatchFeed();
       publishOverview();
+      // after the cluster: a resumed step may need it
+      await walkthroughs.start().catch((err: Error) => logs.note('console', `walkthroughs did not recover: ${err.message}`));
+      if (!disposed) schedule.start();
     },
     async dispose() {
       disposed = true;
+      void schedule.dispose(); // stops the timer at once; a backup in progress is aborted with the engine
+      walkthroughs.dispose();
       health.dispose();
       watchFeed?.dispose();
       traceFeed?.dispose();

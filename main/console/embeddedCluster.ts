@@ -10,7 +10,7 @@ import type { ClientPem } from '../common/tlsChannel';
 import type { Program } from '../controlplane/program';
 import type { Supervisor } from '../controlplane/supervisor';
 import type { ClusterCapabilities, ConsoleCluster, ControlledProcess, RestorableMember, TlsFiles } from './cluster';
-import { parseEnvFile } from './envFile';
+import { parseEnvFile } from '../controlplane/envFile';
 
 export class EmbeddedCluster implements ConsoleCluster {
   readonly mode = 'embedded' as const;

@@ -1,22 +1,23 @@
 // Snapshot files under DIR/snapshots: take (etcdctl snapshot save from one
 // member), list, verify, delete. Restore lives in snapshotRestore.ts.
 //
-// Taking one streams Maintenance.Snapshot into NAME.db.part, reports progress
-// (snapshotProgress, at most every PROGRESS_MS and at the end), can be
-// cancelled, and only a complete file becomes NAME.db (fsync, then rename, as
-// etcdctl does). etcdctl checks only that the size is ≡ 32 (mod 512) — that a
-// sha256 trailer is there; we also check the trailer against the body and
-// read the header (`pilothouse snapshot status` code), so a listed file is
-// one that restores.
+// Taking and verifying are main/backup's (save.ts, inspect.ts), the same code
+// `pilothouse backup save|verify` runs: the stream goes to NAME.db.part, is
+// fsynced, checked (sha256 trailer, contents) and renamed; a cancelled or
+// failed take leaves no file. Here: progress events (at most every
+// PROGRESS_MS and at the end), job ids for cancel, and the metadata beside
+// each file (NAME.db.json) so the backup list shows what the console took.
 
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventSink, SnapshotInfo, SnapshotProgress } from '../../preload/contract';
-import { hasHashTrailer } from '../etcd/snapshot';
 import { snapshotStatus } from '../etcd/snapshot';
-import type { MemberClient, WireSnapshotChunk } from '../client/etcd/memberClient';
-import { SnapshotProgressCounter } from './snapshotProgress';
+import { idHex, type MemberClient } from '../client/etcd/memberClient';
+import { backupFileName, listBackups } from '../backup/catalog';
+import { inspectSnapshot } from '../backup/inspect';
+import { metadataPath, readMetadata, writeMetadata } from '../backup/metadata';
+import { saveSnapshot, SaveCancelled } from '../backup/save';
 
 export const PROGRESS_MS = 100;
 
@@ -28,15 +29,8 @@ export interface SnapshotStoreOptions {
   source(): { name: string; client: MemberClient } | undefined;
 }
 
-interface Job {
-  cancel(): void;
-  cancelled: boolean;
-}
-
 /** "2026-11-30T19-37-50.123Z.db": sortable, no characters a shell or Windows minds. */
-export function snapshotFileName(at: Date): string {
-  return `${at.toISOString().replace(/:/g, '-')}.db`;
-}
+export const snapshotFileName = backupFileName;
 
 /** A name from the renderer must be a plain file in the snapshots folder. */
 function checkName(name: string): void {
@@ -44,7 +38,7 @@ function checkName(name: string): void {
 }
 
 export class SnapshotStore {
-  private readonly jobs = new Map<string, Job>();
+  private readonly jobs = new Map<string, AbortController>();
   private readonly verified = new Map<string, boolean>();
   private readonly cache = new Map<string, { key: string; info: SnapshotInfo }>();
 
@@ -68,73 +62,45 @@ export class SnapshotStore {
       this.emit(p);
       return { jobId, done: Promise.resolve(p) };
     }
-    mkdirSync(this.o.dir, { recursive: true });
     const name = snapshotFileName(new Date());
-    const final = join(this.o.dir, name);
-    const part = `${final}.part`;
-    // A snapshot holds every key, Secrets included: owner-only, as etcd writes its files.
-    const fd = openSync(part, 'w', 0o600);
-    fchmodSync(fd, 0o600);
-    const counter = new SnapshotProgressCounter();
-    const call = src.client.snapshot();
-    const job: Job = { cancelled: false, cancel: () => call.cancel() };
-    this.jobs.set(jobId, job);
+    const file = join(this.o.dir, name);
+    const controller = new AbortController();
+    this.jobs.set(jobId, controller);
+    let bytes = 0;
+    let totalBytes: number | undefined;
     let lastEmit = 0;
-    const progress = (state: SnapshotProgress['state'], extra: Partial<SnapshotProgress> = {}): SnapshotProgress => {
-      const p: SnapshotProgress = { jobId, bytes: counter.bytes, state, ...extra };
-      if (counter.totalBytes !== undefined) p.totalBytes = counter.totalBytes;
-      return p;
-    };
-
-    const done = new Promise<SnapshotProgress>((resolve) => {
-      let settled = false;
-      const finish = (p: SnapshotProgress) => {
-        if (settled) return;
-        settled = true;
+    const progress = (state: SnapshotProgress['state'], extra: Partial<SnapshotProgress> = {}): SnapshotProgress => ({
+      jobId, bytes, state, ...(totalBytes !== undefined ? { totalBytes } : {}), ...extra,
+    });
+    const takenAt = new Date().toISOString();
+    const done = (async (): Promise<SnapshotProgress> => {
+      try {
+        const r = await saveSnapshot({
+          client: src.client,
+          file,
+          signal: controller.signal,
+          onProgress: (p) => {
+            bytes = p.bytes;
+            totalBytes = p.totalBytes;
+            const now = Date.now();
+            if (now - lastEmit < PROGRESS_MS) return;
+            lastEmit = now;
+            this.emit(progress('running'));
+          },
+        });
+        const clusterId = await clusterIdOf(src.client);
+        writeMetadata(file, { facts: r.facts, takenAt, member: src.name, clusterId, source: 'save' });
+        this.verified.set(name, true);
+        return progress('done', { snapshot: this.info(name) });
+      } catch (err) {
+        if (err instanceof SaveCancelled) return progress('cancelled');
+        return progress('failed', { error: (err as Error).message });
+      } finally {
         this.jobs.delete(jobId);
-        try {
-          closeSync(fd);
-        } catch {
-          // already closed
-        }
-        if (p.state !== 'done') rmSync(part, { force: true });
-        this.emit(p);
-        resolve(p);
-      };
-      call.on('data', (chunk: WireSnapshotChunk) => {
-        try {
-          writeSync(fd, chunk.blob);
-        } catch (err) {
-          call.cancel();
-          finish(progress('failed', { error: `write ${part}: ${(err as Error).message}` }));
-          return;
-        }
-        counter.add(chunk.blob.length, chunk.remaining_bytes);
-        const now = Date.now();
-        if (now - lastEmit >= PROGRESS_MS) {
-          lastEmit = now;
-          this.emit(progress('running'));
-        }
-      });
-      call.on('error', (err: Error & { details?: string }) => {
-        if (job.cancelled) finish(progress('cancelled'));
-        else finish(progress('failed', { error: err.details || err.message }));
-      });
-      call.on('end', () => {
-        if (job.cancelled) return finish(progress('cancelled'));
-        try {
-          fsyncSync(fd);
-          closeSync(fd);
-          const size = statSync(part).size;
-          if (!hasHashTrailer(size)) throw new Error(`sha256 checksum not found [bytes: ${size}]`);
-          snapshotStatus(readFileSync(part)); // the trailer matches the body and the header is ours
-          renameSync(part, final);
-          this.verified.set(name, true);
-          finish(progress('done', { snapshot: this.info(name) }));
-        } catch (err) {
-          finish(progress('failed', { error: (err as Error).message }));
-        }
-      });
+      }
+    })().then((p) => {
+      this.emit(p);
+      return p;
     });
     this.emit(progress('running'));
     return { jobId, done };
@@ -143,16 +109,13 @@ export class SnapshotStore {
   cancel(jobId: string): { cancelled: boolean } {
     const job = this.jobs.get(jobId);
     if (!job) return { cancelled: false };
-    job.cancelled = true;
-    job.cancel();
+    job.abort();
     return { cancelled: true };
   }
 
   /** Every complete snapshot file, newest first. */
   list(): SnapshotInfo[] {
-    if (!existsSync(this.o.dir)) return [];
-    const names = readdirSync(this.o.dir).filter((n) => n.endsWith('.db') && !n.startsWith('.'));
-    return names.map((n) => this.info(n)).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.name.localeCompare(a.name));
+    return listBackups(this.o.dir).map((e) => this.info(e.name));
   }
 
   /** Size, revision, keys, hash and time of one file (cached until the file changes). */
@@ -177,18 +140,27 @@ export class SnapshotStore {
     }
     const v = this.verified.get(name);
     if (v !== undefined) info.verified = v;
+    // read each time: a drill (console or CLI) records its outcome there
+    const meta = readMetadata(path);
+    if (meta && meta.facts.sizeBytes !== st.size) info.verified = false; // changed since its backup verified it
+    else if (meta) {
+      const f = meta.facts;
+      info.facts = { integrity: f.integrity, sha256: f.sha256, revision: f.revision, totalKeys: f.totalKeys, resources: { ...f.resources }, nonRegistryKeys: f.nonRegistryKeys };
+      info.takenFrom = { member: meta.member, source: meta.source, clusterId: meta.clusterId };
+      if (meta.lastDrill) info.lastDrill = { ...meta.lastDrill };
+    }
     return info;
   }
 
-  /** Re-reads the whole file and checks its sha256 trailer and header. */
+  /** Re-reads the whole file: its sha256 trailer, header and contents (main/backup inspect). */
   verify(name: string): SnapshotInfo {
     const path = this.path(name);
+    if (!existsSync(path)) throw new Error(`stat ${path}: no such file or directory`);
     let ok: boolean;
     try {
-      snapshotStatus(readFileSync(path));
+      inspectSnapshot(path);
       ok = true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`stat ${path}: no such file or directory`);
+    } catch {
       ok = false;
     }
     this.verified.set(name, ok);
@@ -200,6 +172,7 @@ export class SnapshotStore {
     const path = this.path(name);
     if (!existsSync(path)) return { deleted: false };
     rmSync(path);
+    rmSync(metadataPath(path), { force: true });
     this.verified.delete(name);
     this.cache.delete(name);
     return { deleted: true };
@@ -212,5 +185,15 @@ export class SnapshotStore {
 
   private emit(p: SnapshotProgress): void {
     this.o.events?.emit('snapshotProgress', p);
+  }
+}
+
+/** The cluster id the member reports, for the metadata; '' when it does not answer now. */
+async function clusterIdOf(client: MemberClient): Promise<string> {
+  try {
+    const st = await client.status();
+    return st.header ? idHex(st.header.cluster_id) : '';
+  } catch {
+    return '';
   }
 }

@@ -20,6 +20,7 @@ export const NAV: readonly NavItem[] = [
   { name: 'watch', path: '/watch', label: 'Watch events', icon: '⇶', key: 'w', n: 4 },
   { name: 'admission', path: '/admission', label: 'Admission log', icon: '◈', key: 'a', n: 5 },
   { name: 'snapshots', path: '/snapshots', label: 'Snapshots', icon: '▣', key: 's', n: 6 },
-  { name: 'terminal', path: '/terminal', label: 'Terminal', icon: '❯', key: 't', n: 7 },
-  { name: 'logs', path: '/logs', label: 'Logs', icon: '☰', key: 'l', n: 8 },
+  { name: 'walkthroughs', path: '/walkthroughs', label: 'Walkthroughs', icon: '➤', key: 'k', n: 7 },
+  { name: 'terminal', path: '/terminal', label: 'Terminal', icon: '❯', key: 't', n: 8 },
+  { name: 'logs', path: '/logs', label: 'Logs', icon: '☰', key: 'l', n: 9 },
 ];

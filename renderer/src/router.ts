@@ -8,6 +8,7 @@ import WatchEventsView from './views/WatchEventsView.vue';
 import AdmissionView from './views/AdmissionView.vue';
 import SnapshotsView from './views/SnapshotsView.vue';
 import LogsView from './views/LogsView.vue';
+import WalkthroughsView from './views/WalkthroughsView.vue';
 import { NAV } from './nav';
 
 // echarts and xterm.js are the two heavy dependencies: their views load on first visit.
@@ -21,6 +22,7 @@ const components = {
   watch: WatchEventsView,
   admission: AdmissionView,
   snapshots: SnapshotsView,
+  walkthroughs: WalkthroughsView,
   terminal: TerminalView,
   logs: LogsView,
 } as const;

@@ -59,6 +59,30 @@ export async function waitHealthy(page: Page, timeout = 90_000): Promise<void> {
   await expect(page.getByTestId('health-line')).toHaveAttribute('data-health', 'healthy', { timeout });
 }
 
+/**
+ * Before a screenshot: no transition or progress animation still running, and
+ * the window as tall as the view (the shell scrolls inside, so a full-page
+ * screenshot would show only what fits).
+ */
+export async function settle(page: Page): Promise<void> {
+  // the page's globals typed by hand: this file compiles without the DOM's types
+  type Doc = {
+    getAnimations(): { playState: string }[];
+    querySelector(sel: string): { scrollTo(x: number, y: number): void; scrollHeight: number; clientHeight: number } | null;
+  };
+  const still = () => (globalThis as unknown as { document: Doc }).document.getAnimations().every((a) => a.playState !== 'running');
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.waitForFunction(still);
+  const height = await page.evaluate(() => {
+    const d = (globalThis as unknown as { document: Doc }).document;
+    const c = d.querySelector('.content');
+    c?.scrollTo(0, 0);
+    return (c?.scrollHeight ?? 0) + (d.querySelector('.header')?.clientHeight ?? 0);
+  });
+  await page.setViewportSize({ width: 1400, height: Math.min(4000, Math.max(900, height + 8)) });
+  await page.waitForFunction(still);
+}
+
 export async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   // The Electron run keeps its own set, so it never overwrites the web host's.
   const dir = resolve(e2eTarget() === 'electron' ? 'test/e2e/screenshots/electron' : 'test/e2e/screenshots');

@@ -1,7 +1,7 @@
 import { expect, test } from './fixtures';
-import { etcdctl, openView, snap, waitHealthy } from './helpers';
+import { etcdctl, openView, settle, snap, waitHealthy } from './helpers';
 
-test('snapshots: take one with progress, verify it, restore it — the data is back and the cluster id is new', async ({ page }, testInfo) => {
+test('snapshots: take one with progress, verify it, restore it through the guided recovery — the data is back and the cluster id is new', async ({ page }, testInfo) => {
   test.setTimeout(240_000);
   await openView(page, 'snapshots');
   const key = `/e2e/snapshot-${Date.now()}`;
@@ -25,13 +25,24 @@ test('snapshots: take one with progress, verify it, restore it — the data is b
   await etcdctl('put', `${key}-late`, 'late');
 
   const clusterBefore = await page.getByTestId('health-line').innerText();
+  // Restore is the guided disaster recovery: it asks at its destructive step, naming the command
   await row.locator('[data-action="restore"]').click();
-  await page.locator('.n-dialog').getByRole('button', { name: 'Restore', exact: true }).click();
-  const done = page.getByTestId('restore-done');
-  await expect(done).toBeVisible({ timeout: 180_000 });
-  await expect(page.getByTestId('restore-cluster-id')).toHaveText(/^[0-9a-f]{1,16}$/);
-  await expect(page.getByTestId('restore-progress')).toContainText(name);
+  const run = page.getByTestId('walkthrough-run');
+  await expect(run).toHaveAttribute('data-kind', 'restore');
+  await expect(run).toHaveAttribute('data-state', 'waiting', { timeout: 60_000 });
+  const gate = run.getByTestId('walkthrough-gate');
+  await expect(gate).toContainText('controlplane.pid');
+  await expect(run.locator('[data-step="stop"]')).toHaveAttribute('data-state', 'pending');
+  await gate.getByTestId('confirm-gate').click();
+  await expect(run).toHaveAttribute('data-state', 'succeeded', { timeout: 180_000 });
+  await expect(run.locator('[data-step="restore"]').getByTestId('step-verdict')).toContainText(/new cluster [0-9a-f]{1,16} at revision \d+/);
+  await expect(run.getByTestId('run-figures')).toContainText('clusterId');
+  await expect(run).toContainText(name);
   await waitHealthy(page, 120_000);
+  await settle(page);
+  await snap(page, testInfo, 'walkthroughs-restore');
+  await openView(page, 'snapshots');
+  await settle(page);
   await snap(page, testInfo, 'snapshots');
 
   expect(clusterBefore).toBeTruthy();

@@ -13,7 +13,9 @@
 //   new members, whose data is the file's state-machine data with the
 //   consistent index set to N and the membership replaced by the new members.
 // Starting `pilothouse etcd` on each restored dir (same flags) then forms the
-// cluster, with every member at the same state.
+// cluster, with every member at the same state. With etcdutl 3.5's
+// --bump-revision/--mark-compacted the store's revision is moved forward and
+// compacted first (revisionBump.ts).
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +26,7 @@ import { computeClusterId, computeMemberId } from '../server/ids';
 import { encodeMemberContext, Membership } from '../server/membership';
 import { encodeSnapshotData } from '../server/snapshotData';
 import { Snapshotter, Wal } from '../wal/index';
+import { bumpStoreRevision, checkRevisionBump } from './revisionBump';
 import { readSnapshotState, type SnapshotState } from './snapshotState';
 
 export interface RestoreOptions {
@@ -35,6 +38,10 @@ export interface RestoreOptions {
   initialAdvertisePeerUrls: string[];
   initialClusterToken: string;
   skipHashCheck: boolean;
+  /** etcdutl 3.5 --bump-revision (0 or absent: unchanged); needs markCompacted. */
+  bumpRevision?: number;
+  /** etcdutl 3.5 --mark-compacted. */
+  markCompacted?: boolean;
 }
 
 export interface RestoredMember {
@@ -43,6 +50,8 @@ export interface RestoredMember {
   /** Raft index (= consistent index) of the restored snapshot. */
   index: number;
   revision: number;
+  /** The restored store's compacted revision (-1: never compacted). */
+  compactRevision: number;
 }
 
 /** name → peer URLs, in flag order (etcd types.NewURLsMap). */
@@ -70,6 +79,8 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoredMember
     );
   }
   if (existsSync(o.dataDir)) throw new Error(`data-dir "${o.dataDir}" exists`);
+  const bump = { bumpRevision: o.bumpRevision ?? 0, markCompacted: o.markCompacted ?? false };
+  checkRevisionBump(bump);
 
   const img = readRestoreState(o.snapshotPath, o.skipHashCheck);
   const members = [...cluster].map(([name, peerUrls]) => ({
@@ -89,7 +100,8 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoredMember
     return { term: 1, index: i + 1, type: EntryType.ConfChange, data };
   });
   const state = img.data;
-  const data = encodeSnapshotData({ ...state, consistentIndex: index, membership: membership.toSnapshot(), alarms: [] }); // old members' alarms do not carry over
+  const store = bump.bumpRevision > 0 ? bumpStoreRevision(state.mvcc, bump) : { mvcc: state.mvcc, revision: img.revision, compactRevision: img.compactRevision };
+  const data = encodeSnapshotData({ ...state, mvcc: store.mvcc, consistentIndex: index, membership: membership.toSnapshot(), alarms: [] }); // old members' alarms do not carry over
   const snap: Snapshot = {
     data,
     metadata: { index, term: 1, confState: { voters: members.map((m) => m.id), learners: [] } },
@@ -104,7 +116,7 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoredMember
   } finally {
     await wal.close();
   }
-  return { memberId, clusterId, index, revision: img.revision };
+  return { memberId, clusterId, index, revision: store.revision, compactRevision: store.compactRevision };
 }
 
 /** The state to restore, read from a snapshot file of either format (./snapshotState.ts). */

@@ -1,7 +1,7 @@
 // Every state the console shows carries a tone (colour), an icon (shape) and
 // a word, so it reads without colour vision and in a screenshot alike.
 
-import type { ClusterOverview, MemberStatus, NodeSummary, ProcessState, StartupStep } from '../../../preload/contract';
+import type { ClusterOverview, MemberStatus, NodeSummary, ProcessState, StartupStep, WalkthroughRunState, WalkthroughStepState } from '../../../preload/contract';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
 export interface StateStyle {
@@ -65,4 +65,32 @@ export function nodeStyle(n: Pick<NodeSummary, 'ready' | 'kubelet'>): StateStyle
   if (n.ready === 'True') return n.kubelet === 'running' ? { tone: 'ok', icon: '✓', label: 'Ready' } : { tone: 'warn', icon: '▲', label: `Ready · kubelet ${n.kubelet}` };
   if (n.ready === 'False') return { tone: 'bad', icon: '✕', label: 'NotReady' };
   return { tone: 'warn', icon: '?', label: n.kubelet === 'running' ? 'Unknown' : `Unknown · kubelet ${n.kubelet}` };
+}
+
+const runStyles: Record<WalkthroughRunState, StateStyle> = {
+  running: { tone: 'info', icon: '◌', label: 'running' },
+  waiting: { tone: 'warn', icon: '▲', label: 'waiting for confirmation' },
+  paused: { tone: 'warn', icon: '‖', label: 'paused' },
+  succeeded: { tone: 'ok', icon: '✓', label: 'succeeded' },
+  failed: { tone: 'bad', icon: '✕', label: 'failed' },
+  cancelled: { tone: 'muted', icon: '■', label: 'cancelled' },
+  interrupted: { tone: 'bad', icon: '✕', label: 'interrupted' },
+};
+
+export function runStyle(state: WalkthroughRunState): StateStyle {
+  return runStyles[state];
+}
+
+const walkthroughStepStyles: Record<WalkthroughStepState, StateStyle> = {
+  pending: { tone: 'muted', icon: '○', label: 'pending' },
+  running: { tone: 'info', icon: '◌', label: 'running' },
+  paused: { tone: 'warn', icon: '‖', label: 'paused' },
+  succeeded: { tone: 'ok', icon: '✓', label: 'done' },
+  failed: { tone: 'bad', icon: '✕', label: 'failed' },
+  cancelled: { tone: 'muted', icon: '■', label: 'cancelled' },
+  skipped: { tone: 'muted', icon: '–', label: 'skipped' },
+};
+
+export function walkthroughStepStyle(state: WalkthroughStepState): StateStyle {
+  return walkthroughStepStyles[state];
 }

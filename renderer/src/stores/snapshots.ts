@@ -1,9 +1,10 @@
 // Snapshots: list, take (progress from the snapshotProgress stream, cancel),
-// verify, delete, restore (progress steps from restoreProgress).
+// verify, delete, restore (progress steps from restoreProgress); re-read when
+// a walkthrough ends (a backup adds a file, a drill records its verdict).
 
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { RestoreProgress, SnapshotInfo, SnapshotProgress } from '../../../preload/contract';
+import type { BackupScheduleInfo, RestoreProgress, SnapshotInfo, SnapshotProgress, WalkthroughRun } from '../../../preload/contract';
 import { errorText } from '../lib/format';
 import { useBridge } from './bridgeProvider';
 
@@ -29,6 +30,8 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
   /** The snapshot of the latest restore (kept after it finishes, for the result line). */
   const restoredFrom = ref<string | null>(null);
   const restoreError = ref('');
+  const schedule = shallowRef<BackupScheduleInfo | null>(null);
+  const scheduleError = ref('');
   let unsubscribe: (() => void)[] = [];
 
   const percent = computed(() => {
@@ -74,10 +77,42 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
     }
   }
 
+  /** A backup adds a file, a drill records its verdict in the metadata: re-read once each run ends. */
+  const runStates = new Map<string, string>();
+  function onWalkthrough(run: WalkthroughRun): void {
+    const before = runStates.get(run.id);
+    runStates.set(run.id, run.state);
+    if (before !== run.state && ['succeeded', 'failed', 'cancelled'].includes(run.state)) {
+      void refresh();
+      if (run.params.source === 'schedule') void loadSchedule();
+    }
+  }
+
+  async function loadSchedule(): Promise<void> {
+    try {
+      schedule.value = await useBridge().backupSchedule();
+      scheduleError.value = '';
+    } catch (err) {
+      scheduleError.value = errorText(err);
+    }
+  }
+
+  /** Saves the schedule; false (with scheduleError set) when the console refused it. */
+  async function saveSchedule(next: { enabled: boolean; cron: string; keep: number }): Promise<boolean> {
+    try {
+      schedule.value = await useBridge().setBackupSchedule(next);
+      scheduleError.value = '';
+      return true;
+    } catch (err) {
+      scheduleError.value = errorText(err);
+      return false;
+    }
+  }
+
   function connect(): void {
     if (unsubscribe.length > 0) return;
     const b = useBridge();
-    unsubscribe = [b.on('snapshotProgress', onProgress), b.on('restoreProgress', onRestore)];
+    unsubscribe = [b.on('snapshotProgress', onProgress), b.on('restoreProgress', onRestore), b.on('walkthroughRun', onWalkthrough)];
   }
 
   function disconnect(): void {
@@ -158,6 +193,7 @@ export const useSnapshotsStore = defineStore('snapshots', () => {
 
   return {
     snapshots, loaded, loading, error, job, takeError, percent, busy, restoreSteps, restoring, restoredFrom, restoreError, restoreDone, restoreFailed,
-    refresh, connect, disconnect, take, cancel, verify, remove, restore, onProgress, onRestore,
+    schedule, scheduleError, loadSchedule, saveSchedule,
+    refresh, connect, disconnect, take, cancel, verify, remove, restore, onProgress, onRestore, onWalkthrough,
   };
 });

@@ -4,13 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SnapshotProgress } from '../../../preload/contract';
-import { encodeSnapshotBody, sha256 } from '../../../main/etcd/snapshotFile';
+import { sha256 } from '../../../main/etcd/snapshotFile';
+import { snapshotStatus } from '../../../main/etcd/snapshot/index';
+import { readMetadata } from '../../../main/backup/metadata';
+import { snapshotFileOf } from '../../support/snapshotFixture';
 import type { MemberClient } from '../../../main/client/etcd/memberClient';
 import { SnapshotStore } from '../../../main/console/snapshots';
 
-const body = encodeSnapshotBody({
-  revision: 42, compactRevision: -1, keyCount: 17, storeHash: 0x5b91b5a7, clusterId: 1n, memberId: 2n, consistentIndex: 9, data: Buffer.alloc(100_000, 7),
-});
+// a real store's image with enough values to take several chunks
+const file = snapshotFileOf(Array.from({ length: 40 }, (_, i) => ({ put: `/registry/configmaps/default/c${i}`, value: 'x'.repeat(4000) })));
+const body = file.subarray(0, file.length - 32);
+const status = snapshotStatus(file);
 
 /** A Snapshot stream as a member sends it: 32 KiB chunks with remaining_bytes, then the sha256. */
 class FakeStream extends EventEmitter {
@@ -50,8 +54,9 @@ describe('snapshot store', () => {
     stream.emit('end');
     const final = await done;
     expect(final).toMatchObject({ jobId, state: 'done', bytes: body.length + 32, totalBytes: body.length + 32 });
-    expect(final.snapshot).toMatchObject({ size: body.length + 32, revision: '42', totalKeys: 17, hash: '5b91b5a7', verified: true });
-    expect(readdirSync(join(dir, 'snapshots'))).toEqual([final.snapshot!.name]);
+    expect(final.snapshot).toMatchObject({ size: body.length + 32, revision: '41', totalKeys: status.totalKey, hash: status.hash.toString(16), verified: true });
+    expect(readMetadata(join(dir, 'snapshots', final.snapshot!.name)), 'the metadata the backup list reads').toMatchObject({ member: 'm1', source: 'save', facts: { revision: 41, totalKeys: 40, resources: { '/registry/configmaps': 40 } } });
+    expect(readdirSync(join(dir, 'snapshots')).sort()).toEqual([final.snapshot!.name, `${final.snapshot!.name}.json`]);
     expect((statSync(join(dir, 'snapshots', final.snapshot!.name)).mode & 0o777).toString(8), 'a snapshot holds every Secret').toBe('600');
     expect(store.list().map((s) => s.name)).toEqual([final.snapshot!.name]);
     expect(events[0]).toMatchObject({ state: 'running', bytes: 0 });
@@ -64,7 +69,7 @@ describe('snapshot store', () => {
     stream.emit('end');
     const final = await done;
     expect(final.state).toBe('failed');
-    expect(final.error).toMatch(/^expected sha256 \[/);
+    expect(final.error).toMatch(/is damaged: sha256 checksum mismatch/);
     expect(readdirSync(join(dir, 'snapshots'))).toEqual([]);
   });
 

@@ -149,7 +149,7 @@ describe('snapshot restore', () => {
         initialClusterToken: 'restored',
         skipHashCheck: false,
       });
-      expect(r).toEqual({ memberId: ids[i], clusterId: computeClusterId(ids), index: 3, revision: 6 });
+      expect(r).toEqual({ memberId: ids[i], clusterId: computeClusterId(ids), index: 3, revision: 6, compactRevision: -1 });
       expect(readdirSync(join(dir, `n${i + 1}`, 'member', 'snap'))).toEqual(['0000000000000001-0000000000000003.snap']);
       for (const d of [join(dir, `n${i + 1}`), join(dir, `n${i + 1}`, 'member')]) expect((statSync(d).mode & 0o777).toString(8), d).toBe('700');
     }

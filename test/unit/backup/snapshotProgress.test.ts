@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SnapshotProgressCounter } from '../../../main/console/snapshotProgress';
+import { SnapshotProgressCounter } from '../../../main/backup/snapshotProgress';
 import { snapshotFileName } from '../../../main/console/snapshots';
 
 describe('snapshot progress from remaining_bytes', () => {

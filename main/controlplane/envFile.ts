@@ -1,5 +1,6 @@
 // DIR/etcdctl.env (written by the control plane for `source`) read back as
-// variables, for the environment of the console's terminals.
+// variables: for the console terminals' environment and for the tools that reach
+// the cluster from its data dir (main/backup).
 
 /** `export K=V` lines as a map (values unquoted). */
 export function parseEnvFile(text: string): Record<string, string> {

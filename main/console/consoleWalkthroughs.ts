@@ -1,0 +1,89 @@
+// The walkthroughs the console offers, built from the definitions in
+// main/backup with the console's own members (the same definitions the CLI
+// runs headless). Each gets what its start card says and how a request from
+// the renderer becomes the run's parameters.
+
+import { join } from 'node:path';
+import { backupWalkthrough, type BackupParams } from '../backup/backupWalkthrough';
+import type { BackupCluster, ClusterAddress } from '../backup/clusterAccess';
+import { drillWalkthrough, type DrillParams } from '../backup/drillWalkthrough';
+import type { RecoveryPlane } from '../backup/recovery';
+import { restoreWalkthrough, type RestoreParams } from '../backup/restoreWalkthrough';
+import type { ConsoleCluster } from './cluster';
+import { snapshotFileName } from './snapshots';
+import type { ConsoleWalkthrough } from './walkthroughs';
+
+export interface ConsoleWalkthroughDeps {
+  dataDir: string;
+  /** DIR/snapshots */
+  snapshotsDir: string;
+  cluster: ConsoleCluster;
+  /** The `pilothouse` script the drill's scratch members run. */
+  cliPath: string;
+}
+
+const READY_POLL_MS = 250;
+
+/** The console's own plane as the disaster recovery drives it: every process is the supervisor's. */
+function consolePlane(cluster: ConsoleCluster): RecoveryPlane {
+  return {
+    layout: cluster.restorable,
+    client: (name) => cluster.memberClient(name),
+    stopAll: () => cluster.stopAll(),
+    startAll: () => cluster.startAll(),
+    async waitServing(timeoutMs) {
+      if (!cluster.hasApiServer) return;
+      const deadline = Date.now() + timeoutMs;
+      while (!(await cluster.checkReadiness().catch(() => false))) {
+        if (Date.now() > deadline) throw new Error(`the API server did not become ready within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, READY_POLL_MS));
+      }
+    },
+  };
+}
+
+/** The console's members as the backup code reaches them: its own clients, which the console keeps open. */
+function consoleMembers(cluster: ConsoleCluster): { address: ClusterAddress; connect(): BackupCluster } {
+  const address = (): ClusterAddress => {
+    let tlsFlags = '';
+    try {
+      const t = cluster.etcdTlsFiles();
+      tlsFlags = `--cacert=${t.caFile} --cert=${t.certFile} --key=${t.keyFile}`;
+    } catch {
+      // no PKI yet (the cluster is still starting): the commands show plain endpoints
+    }
+    return { members: cluster.members.map((m) => ({ name: m.name, url: m.clientUrl })), tlsFlags };
+  };
+  return {
+    get address() {
+      return address();
+    },
+    connect: () => ({ members: cluster.members.map((m) => ({ name: m.name, url: m.clientUrl, client: cluster.memberClient(m.name) })), close: () => {} }),
+  };
+}
+
+export function consoleWalkthroughs(deps: ConsoleWalkthroughDeps): ConsoleWalkthrough[] {
+  const members = consoleMembers(deps.cluster);
+  return [
+    {
+      definition: backupWalkthrough(members),
+      description: 'Preflight the members, stream a snapshot from the leader, verify it (hash, revision, keys per resource) and store it with its metadata under DIR/snapshots.',
+      needsSnapshot: false,
+      params: (): BackupParams => ({ file: join(deps.snapshotsDir, snapshotFileName(new Date())), source: 'save', dataDir: deps.dataDir }),
+    },
+    {
+      definition: drillWalkthrough({ cliPath: deps.cliPath }),
+      description: 'Prove a snapshot restores, without touching the live cluster: restore it into a scratch cluster on free ports, serve it through a scratch API server, compare counts, measure RTO and RPO, tear it down.',
+      needsSnapshot: true,
+      params: (r): DrillParams => ({ file: r.snapshotPath!, dataDir: deps.dataDir }),
+    },
+    ...(deps.cluster.capabilities.snapshotRestore
+      ? [{
+          definition: restoreWalkthrough({ plane: () => consolePlane(deps.cluster) }),
+          description: "Disaster recovery: stop the controllers, the API server and the members, restore every member as a new cluster with revisions bumped past the live ones, start them again. Asks before the stop.",
+          needsSnapshot: true,
+          params: (r: { snapshotPath?: string }): RestoreParams => ({ file: r.snapshotPath!, dataDir: deps.dataDir }),
+        }]
+      : []),
+  ];
+}
