@@ -35,7 +35,10 @@ function service(extra: Partial<ConstructorParameters<typeof TerminalService>[0]
   const sink = new RecordingSink();
   const cwd = mkdtempSync(join(tmpdir(), 'pilothouse-term-'));
   dirs.push(cwd);
-  const svc = new TerminalService({ env: { KUBECONFIG: join(cwd, 'kubeconfig'), ETCDCTL_API: '3' }, cwd, events: sink, shell: '/bin/bash', ...extra });
+  // HOME is the test's own dir, so the login shell reads no profile of this
+  // machine's user (one that runs `pyenv init` can stall a shell for 60 s on a
+  // lock an interrupted shell left behind).
+  const svc = new TerminalService({ env: { HOME: cwd, KUBECONFIG: join(cwd, 'kubeconfig'), ETCDCTL_API: '3' }, cwd, events: sink, shell: '/bin/bash', ...extra });
   services.push(svc);
   return { svc, sink, cwd };
 }
