@@ -3,7 +3,8 @@
 // early after BENCH_FILL_SECONDS (60) of writing, then times Debian's
 // `etcdctl --endpoints <member 1> snapshot save <file>` (ETCDCTL_API=3) and
 // reports seconds (the median of BENCH_SNAPSHOT_RUNS (3) saves, and the
-// fastest) and file size, for Pilothouse and etcd 3.4. Both files are bbolt
+// fastest) and file size, for Pilothouse and etcd 3.4, both clusters up and
+// their saves alternating. Both files are bbolt
 // databases: Debian's `etcdctl snapshot status` reads each one, and the
 // revision and key count it prints are reported. The snapshot is killed after
 // BENCH_SNAPSHOT_TIMEOUT (120) s.
@@ -90,43 +91,56 @@ export async function run() {
     snapshotRuns: Number(process.env.BENCH_SNAPSHOT_RUNS ?? 3),
   };
   const results = {};
-  for (const impl of selectedImpls()) {
-    results[impl] = await withCluster(impl, PORT_BASE[impl], async (cluster) => {
-      const f = await fill(cluster.endpoints, opts);
+  const impls = selectedImpls();
+  const dir = mkdtempSync(join(tmpdir(), 'pilothouse-bench-snap-'));
+  // Every cluster stays up while the saves alternate between them, so that a
+  // busy (shared) machine slows both sides alike.
+  const measure = async (clusters) => {
+    const filled = {};
+    for (const impl of impls) {
+      filled[impl] = await fill(clusters[impl].endpoints, opts);
+      const f = filled[impl];
       process.stdout.write(`bench: ${impl} filled ${f.keysWritten} keys (${fmt(f.valueMiB, 1)} MiB of values) in ${fmt(f.fillSeconds, 1)} s, ${f.putErrors} errors\n`);
-      const dir = mkdtempSync(join(tmpdir(), 'pilothouse-bench-snap-'));
-      try {
-        const file = join(dir, 'snap.db');
-        const runs = [];
-        let s;
-        for (let i = 0; i < opts.snapshotRuns; i++) {
-          rmSync(file, { force: true });
-          s = await snapshotSave(cluster.endpoints[0], file, opts.snapshotTimeoutSeconds * 1000);
-          runs.push(s.seconds);
-          process.stdout.write(`bench: ${impl} snapshot save ${i + 1}/${opts.snapshotRuns}: ${fmt(s.seconds, 2)} s\n`);
-        }
-        const sorted = [...runs].sort((a, b) => a - b);
-        const median = sorted[Math.floor(sorted.length / 2)];
-        const bytes = statSync(file).size;
-        const status = await etcdctlStatus(file);
-        process.stdout.write(`bench: ${impl} snapshot save: median ${fmt(median, 2)} s, ${fmt(bytes / MiB, 1)} MiB; etcdctl snapshot status: revision ${status.revision}, ${status.totalKey} keys\n`);
-        return {
-          ...f,
-          endpoint: cluster.endpoints[0],
-          snapshotRuns: runs,
-          snapshotSeconds: median,
-          snapshotBestSeconds: sorted[0],
-          snapshotBytes: bytes,
-          snapshotMiB: bytes / MiB,
-          snapshotMiBps: bytes / MiB / median,
-          statusRevision: status.revision,
-          statusTotalKeys: status.totalKey,
-          etcdctlOutput: s.output,
-        };
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
+    }
+    const runs = Object.fromEntries(impls.map((impl) => [impl, []]));
+    const last = {};
+    for (let i = 0; i < opts.snapshotRuns; i++) {
+      for (const impl of impls) {
+        const file = join(dir, `${impl}.db`);
+        rmSync(file, { force: true });
+        last[impl] = await snapshotSave(clusters[impl].endpoints[0], file, opts.snapshotTimeoutSeconds * 1000);
+        runs[impl].push(last[impl].seconds);
+        process.stdout.write(`bench: ${impl} snapshot save ${i + 1}/${opts.snapshotRuns}: ${fmt(last[impl].seconds, 2)} s\n`);
       }
-    });
+    }
+    for (const impl of impls) {
+      const file = join(dir, `${impl}.db`);
+      const sorted = [...runs[impl]].sort((a, b) => a - b);
+      const median = sorted[Math.floor(sorted.length / 2)];
+      const bytes = statSync(file).size;
+      const status = await etcdctlStatus(file);
+      process.stdout.write(`bench: ${impl} snapshot save: median ${fmt(median, 2)} s, ${fmt(bytes / MiB, 1)} MiB; etcdctl snapshot status: revision ${status.revision}, ${status.totalKey} keys\n`);
+      results[impl] = {
+        ...filled[impl],
+        endpoint: clusters[impl].endpoints[0],
+        snapshotRuns: runs[impl],
+        snapshotSeconds: median,
+        snapshotBestSeconds: sorted[0],
+        snapshotBytes: bytes,
+        snapshotMiB: bytes / MiB,
+        snapshotMiBps: bytes / MiB / median,
+        statusRevision: status.revision,
+        statusTotalKeys: status.totalKey,
+        etcdctlOutput: last[impl].output,
+      };
+    }
+  };
+  const withAll = (rest, clusters) =>
+    rest.length === 0 ? measure(clusters) : withCluster(rest[0], PORT_BASE[rest[0]], (c) => withAll(rest.slice(1), { ...clusters, [rest[0]]: c }));
+  try {
+    await withAll(impls, {});
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
   const p = results.pilothouse;
   const e = results.etcd;
@@ -137,7 +151,7 @@ export async function run() {
     `# snapshot benchmark ${new Date().toISOString()}`,
     '',
     `Keyspace: up to ${opts.keys} keys × ${opts.valueBytes} B values (${fmt((opts.keys * opts.valueBytes) / MiB, 0)} MiB), 32 puts in flight over 4 connections, ` +
-      `at most ${opts.fillSeconds} s of writes; then \`${ETCDCTL} --endpoints <member 1> snapshot save\` (ETCDCTL_API=3) ${opts.snapshotRuns} times, wall-clock including etcdctl's start and writing the file. ` +
+      `at most ${opts.fillSeconds} s of writes; then \`${ETCDCTL} --endpoints <member 1> snapshot save\` (ETCDCTL_API=3) ${opts.snapshotRuns} times on each, alternating between the two clusters (both up), wall-clock including etcdctl's start and writing the file. ` +
       'Both files are bbolt databases, read back by `etcdctl snapshot status`.',
     short.length
       ? `Not the full keyspace: the ${opts.fillSeconds} s write bound stopped the fill early (see keys written), so each snapshot is of what fit.`

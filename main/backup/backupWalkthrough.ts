@@ -8,17 +8,16 @@
 // starts, so a run resumed after a restart writes the same file. Every step is
 // safe to run again: the snapshot step rewrites FILE.part from the start.
 
+import { dirname } from 'node:path';
 import { humanizeBytes } from '../etcd/snapshot/index';
 import type { StepContext, StepDefinition, WalkthroughDefinition } from '../walkthrough/types';
 import { listBackups } from './catalog';
 import { etcdctlFlags, type BackupCluster, type ClusterAddress } from './clusterAccess';
-import type { SnapshotFacts } from './inspect';
-import { inspectSnapshot } from './inspect';
+import { inspectSnapshot, type SnapshotFacts } from './inspect';
 import { writeMetadata, type BackupMetadata } from './metadata';
 import { preflight, type PreflightResult } from './preflight';
 import { prune, selectForPruning } from './retention';
 import { saveSnapshot } from './save';
-import { dirname } from 'node:path';
 
 export interface BackupParams extends Record<string, unknown> {
   /** Where the snapshot goes (DIR/snapshots/<time>.db unless --out). */

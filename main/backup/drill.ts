@@ -31,6 +31,7 @@ import { Supervisor } from '../controlplane/supervisor';
 import { restoreSnapshot } from '../etcd/snapshot/index';
 import { listEveryResource, type ListedResource } from './drillApi';
 import { blockFree, freePortBlock } from './drillPorts';
+import { kubernetesWarning } from './backupWalkthrough';
 import { inspectSnapshot, resourceOf, type SnapshotFacts } from './inspect';
 import { readMetadata, recordDrill } from './metadata';
 import { planeEndpoints, readLiveRevision } from './recoveryTarget';
@@ -122,6 +123,8 @@ export class RestoreDrill {
     const facts = inspectSnapshot(this.o.snapshotFile);
     this.report.facts = facts;
     this.check('integrity', true, `sha256 ${facts.sha256.slice(0, 16)}…, revision ${facts.revision}, ${facts.totalKeys} keys, ${facts.sizeBytes} bytes`);
+    const notKube = kubernetesWarning(facts);
+    this.check('a Kubernetes keyspace', notKube === undefined, notKube ?? `${Object.keys(facts.resources).length} resources under /registry/`);
     const meta = readMetadata(this.o.snapshotFile);
     if (meta === undefined) {
       this.log(`no metadata beside the file (${this.o.snapshotFile}.json): comparing against the file's own facts`);

@@ -71,8 +71,8 @@ export function inspectSnapshot(path: string, o: InspectOptions = {}): SnapshotF
   } catch (err) {
     throw new Error(`snapshot ${label} is damaged: ${explain(err as Error, sizeBytes)}`);
   }
-  const body = hasHashTrailer(file.length) ? null : file;
-  const sha256 = body === null ? file.subarray(file.length - 32).toString('hex') : createHash('sha256').update(body).digest('hex');
+  // with a trailer, status has just checked that it is the body's sha256
+  const sha256 = hasHashTrailer(file.length) ? file.subarray(file.length - 32).toString('hex') : createHash('sha256').update(file).digest('hex');
 
   const resources: Record<string, number> = {};
   let nonRegistryKeys = 0;
@@ -98,6 +98,6 @@ export function inspectSnapshot(path: string, o: InspectOptions = {}): SnapshotF
 function explain(err: Error, size: number): string {
   if (err.message.startsWith('expected sha256')) return 'sha256 checksum mismatch (the file was altered or corrupted after it was saved)';
   if (err.message.includes('missing hash')) return `no sha256 trailer (${size} bytes: truncated, or not a snapshot file)`;
-  if (err.message.includes('truncated')) return `truncated (${size} bytes): ${err.message}`;
+  if (err.message.includes('truncated') || err.message.includes('file size too small')) return `truncated (${size} bytes): ${err.message}`;
   return err.message;
 }

@@ -19,6 +19,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { idHex, type MemberClient } from '../client/etcd/memberClient';
 import { restoreSnapshot } from '../etcd/snapshot/index';
+import { kubernetesWarning } from './backupWalkthrough';
 import { inspectSnapshot, type SnapshotFacts } from './inspect';
 
 export interface RecoveryMember {
@@ -81,9 +82,11 @@ export class DisasterRecovery {
     this.o = { ...this.o, log };
   }
 
-  /** The file reads whole (integrity, revision, keys). */
+  /** The file reads whole (integrity, revision, keys) and holds a Kubernetes keyspace. */
   verify(): SnapshotFacts {
     const facts = inspectSnapshot(this.state.file);
+    const notKube = kubernetesWarning(facts);
+    if (notKube !== undefined) throw new Error(`refusing to restore the control plane from ${this.state.file}: ${notKube}`);
     this.state.facts = facts;
     this.log(`snapshot ok: revision ${facts.revision}, ${facts.totalKeys} keys, sha256 ${facts.sha256.slice(0, 16)}…`);
     return facts;

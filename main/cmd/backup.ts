@@ -66,6 +66,8 @@ export async function runBackupSave(flags: SaveFlags, stdout: NodeJS.WritableStr
   } catch (e) {
     return fail(e, err);
   }
+  const mine = new Set<string>();
+  engine.subscribe((run) => mine.add(run.id)); // only this engine's own runs are announced
   const json = flags.writeOut === 'json';
   const params = (source: BackupParams['source'], file: string): BackupParams => ({
     file,
@@ -77,9 +79,20 @@ export async function runBackupSave(flags: SaveFlags, stdout: NodeJS.WritableStr
   try {
     if (flags.schedule === undefined) {
       const file = resolve(flags.out ?? join(backupDir(dataDir), backupFileName(new Date())));
-      return await runHeadless(engine, BACKUP_KIND, params('save', file), { out: stdout, err: stderr, json });
+      // SIGINT cancels through runHeadless; SIGTERM must too, or the process
+      // would die with FILE.part on disk
+      const onTerm = () => {
+        stderr.write('pilothouse: SIGTERM: cancelling the backup\n');
+        cancelLive(engine, mine);
+      };
+      process.on('SIGTERM', onTerm);
+      try {
+        return await runHeadless(engine, BACKUP_KIND, params('save', file), { out: stdout, err: stderr, json });
+      } finally {
+        process.off('SIGTERM', onTerm);
+      }
     }
-    return await runSchedule(engine, typeof flags.schedule === 'string' ? flags.schedule : DEFAULT_SCHEDULE, (at) => params('schedule', join(backupDir(dataDir), backupFileName(at))), stdout, stderr, json);
+    return await runSchedule(engine, typeof flags.schedule === 'string' ? flags.schedule : DEFAULT_SCHEDULE, (at) => params('schedule', join(backupDir(dataDir), backupFileName(at))), mine, stdout, stderr, json);
   } catch (e) {
     return fail(e, err);
   } finally {
@@ -92,6 +105,7 @@ async function runSchedule(
   engine: WalkthroughEngine,
   expr: string,
   paramsAt: (at: Date) => BackupParams,
+  mine: Set<string>,
   stdout: NodeJS.WritableStream,
   stderr: NodeJS.WritableStream,
   json: boolean,
@@ -107,8 +121,7 @@ async function runSchedule(
     },
   });
   const onSignal = (sig: NodeJS.Signals) => {
-    // a backup in progress is cancelled, so its step removes the partial file
-    for (const run of engine.list()) if (run.state === 'running' || run.state === 'waiting' || run.state === 'paused') engine.cancel(run.id);
+    cancelLive(engine, mine); // its step removes the partial file
     signalled(sig);
   };
   process.on('SIGINT', onSignal);
@@ -123,6 +136,14 @@ async function runSchedule(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/** Cancels the runs this process started that have not ended (never another process's: the list holds those too). */
+function cancelLive(engine: WalkthroughEngine, mine: Set<string>): void {
+  for (const id of mine) {
+    const run = engine.get(id);
+    if (run && (run.state === 'running' || run.state === 'waiting' || run.state === 'paused')) engine.cancel(id);
   }
 }
 

@@ -1,9 +1,36 @@
 // A member's state at one applied index as the bbolt file etcd 3.4 would
-// hold for it (the buckets in ./layout.ts). planBackend fixes the state at
+// hold for it (the buckets below). planBackend fixes the state at
 // once (a copy of the record list; records never change once written) and
 // lays out the pages; the key bucket's rows are then written from the
 // records straight into the pages, chunk by chunk as the Maintenance.Snapshot
 // stream sends them (or into one buffer: writeBackend).
+//
+// What etcd 3.4 keeps in its bbolt backend, bucket by bucket, and how each
+// key and value is encoded (read from etcd 3.4's mvcc/kvstore.go,
+// mvcc/revision.go, lease/lessor.go, etcdserver/api/membership/store.go,
+// etcdserver/api/v3alarm, auth/store.go, and checked against files that
+// `etcdctl snapshot save` fetched from /usr/bin/etcd 3.4):
+//
+//   bucket           key                                   value
+//   alarm            marshalled etcdserverpb.AlarmMember   empty
+//                    {1 memberID uint64, 2 alarm enum}
+//   auth             "authRevision"                        8-byte big-endian uint64 (1 on a new store)
+//                    ("authEnabled" [1] only once auth is enabled)
+//   authRoles        role name                             authpb.Role (none here)
+//   authUsers        user name                             authpb.User (none here)
+//   cluster          "clusterVersion"                      "3.4.0" (major.minor.0)
+//   key              revision: 8-byte BE main, '_',        marshalled mvccpb.KeyValue; a tombstone's
+//                    8-byte BE sub, and 't' for a          holds only the key
+//                    tombstone (mvcc/kvCodec.ts)
+//   lease            8-byte BE lease id                    leasepb.Lease {1 ID int64, 2 TTL int64}
+//   members          member id in hex ("76a46615cc3bf090") JSON of membership.Member:
+//                    {"id":<decimal>,"peerURLs":[…],"isLearner":true?,"name":…?,"clientURLs":[…]?}
+//   members_removed  member id in hex                      "removed"
+//   meta             "consistent_index"                    8-byte BE uint64, the last applied Raft index
+//                    "scheduledCompactRev",                a revision key (main, '_', sub 0) of the last
+//                    "finishedCompactRev"                  compaction; absent when never compacted
+//
+// Buckets sort by name in the root bucket, keys by bytes within each bucket.
 
 import { planBolt, type BoltPlan, type BucketSpec, type EntrySource } from '../bbolt/index';
 import { keyValueSize, revisionKeySize, writeKeyValue, writeRevisionKey } from '../mvcc/kvCodec';

@@ -6,3 +6,4 @@ export { hasHashTrailer } from '../snapshotFile';
 export { restoreSnapshot } from './restore';
 export { formatStatusJson, formatStatusSimple, formatStatusTable, humanizeBytes, snapshotStatus } from './status';
 export { readSnapshotContents, type ReadContentsOptions, type SnapshotContents, type SnapshotKeyValue } from './contents';
+export { isBoltFile, readSnapshotState, type SnapshotFormat, type SnapshotState } from './snapshotState';

@@ -44,7 +44,7 @@ beforeEach(() => {
     writeFileSync(join(dir, m, 'old-marker'), m);
   }
   const store = new MvccStore();
-  for (const k of ['a', 'b', 'c', 'd']) store.put({ key: Buffer.from(k), value: Buffer.from('v'), lease: 0n, prevKv: false, ignoreValue: false, ignoreLease: false });
+  for (const k of ['a', 'b', 'c', 'd']) store.put({ key: Buffer.from(`/registry/configmaps/default/${k}`), value: Buffer.from('v'), lease: 0n, prevKv: false, ignoreValue: false, ignoreLease: false });
   const data = encodeSnapshotData({ consistentIndex: 9, membership: new Membership().toSnapshot(), mvcc: store.snapshot() });
   snapFile = join(dir, 'snap.db');
   writeFileSync(snapFile, encodeSnapshotFile({ revision: 5, compactRevision: -1, keyCount: 4, storeHash: store.hash(), clusterId: 1n, memberId: 2n, consistentIndex: 9, data }));
@@ -78,6 +78,15 @@ describe('restoring the embedded cluster', () => {
     const last = events.at(-1)!;
     expect(last.state).toBe('failed');
     expect(last.detail).toMatch(/the previous data dirs were put back and the old plane started again$/);
+  });
+
+  it('a snapshot of a keyspace without Kubernetes objects is refused before anything is stopped', async () => {
+    const plain = new MvccStore();
+    plain.put({ key: Buffer.from('greeting'), value: Buffer.from('hello'), lease: 0n, prevKv: false, ignoreValue: false, ignoreLease: false });
+    const data = encodeSnapshotData({ consistentIndex: 3, membership: new Membership().toSnapshot(), mvcc: plain.snapshot() });
+    writeFileSync(snapFile, encodeSnapshotFile({ revision: 2, compactRevision: -1, keyCount: 1, storeHash: plain.hash(), clusterId: 1n, memberId: 2n, consistentIndex: 3, data }));
+    await expect(restoreCluster(deps(true), snapFile)).rejects.toThrow(/^restore failed at verify: refusing to restore the control plane from .*: no Kubernetes objects: none of its 1 keys is under \/registry\//);
+    expect(calls).toEqual([]);
   });
 
   it('a corrupt file fails before anything is stopped', async () => {
