@@ -91,7 +91,7 @@ export function drillWalkthrough(o: { cliPath: string; onReport?: (r: DrillRepor
         }),
         step({ id: 'counts', title: 'Compare the key counts', why: "Every key of the snapshot must be back: total keys and keys per /registry resource at the snapshot's revision, equal to its facts.", command: `etcdctl get "" --from-key --keys-only --rev=${'$REV'} | grep -c .`, resumable: false }, p, async (d) => {
           await d.checkCounts();
-          return d.report.checks.filter((c) => c.name === 'keys per resource').map((c) => c.detail).join('') || 'equal';
+          return d.report.checks.find((c) => c.name === 'keys per resource')!.detail;
         }),
         step({ id: 'list', title: 'List every resource through the API server', why: 'Discovery, then a full list of each listable resource, as kubectl would: the objects must decode and serve, not only sit in etcd. RTO ends here.', command: `KUBECONFIG=${scratch}/kubeconfig kubectl api-resources --verbs=list -o name | xargs -n1 kubectl get -A --chunk-size=500 -o name`, resumable: false }, p, async (d, ctx) => {
           const listed = await d.listResources((_r, done, total) => ctx.progress({ done, total, unit: 'resources' }));

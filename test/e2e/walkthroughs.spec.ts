@@ -91,3 +91,26 @@ test('walkthroughs: a drill started from a snapshot reports "restorable" and the
   await settle(page);
   await snap(page, testInfo, 'snapshots-verified');
 });
+
+test('walkthroughs: a guided restore cancelled at its confirmation stops nothing and ends cancelled', async ({ page }) => {
+  test.setTimeout(120_000);
+  const key = `/e2e/untouched-${Date.now()}`;
+  await etcdctl('put', key, 'live');
+  // a snapshot to restore from (this test runs alone too)
+  await openView(page, 'snapshots');
+  await page.getByTestId('take-snapshot').click();
+  await expect(page.getByTestId('snapshot-job')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  await openView(page, 'walkthroughs');
+  await page.getByTestId('start-restore').click();
+  const run = page.getByTestId('walkthrough-run');
+  await expect(run).toHaveAttribute('data-kind', 'restore');
+  await expect(run).toHaveAttribute('data-state', 'waiting', { timeout: 60_000 });
+  await expect(page.getByTestId('run-pause')).toBeDisabled();
+  await run.getByTestId('refuse-gate').click();
+  await expect(run).toHaveAttribute('data-state', 'cancelled');
+  await expect(run.getByTestId('run-reason')).toContainText('cancelled before step 3');
+  await expect(run.locator('[data-step="stop"]')).toHaveAttribute('data-state', 'skipped');
+  await expect(page.getByTestId('health-line')).toHaveAttribute('data-health', 'healthy');
+  expect((await etcdctl('get', key, '--print-value-only')).trim()).toBe('live');
+  await expect(page.getByTestId('run-report')).toBeVisible();
+});

@@ -97,7 +97,8 @@ export const useWalkthroughsStore = defineStore('walkthroughs', () => {
     starting.value = kind;
     try {
       const run = await useBridge().startWalkthrough(snapshot ? { kind, snapshot } : { kind });
-      onRun(run);
+      // the stream may have overtaken the reply with a newer version of the run
+      if (!runs.value.some((r) => r.id === run.id)) onRun(run);
       selectedId.value = run.id;
       return run;
     } catch (err) {
@@ -111,7 +112,9 @@ export const useWalkthroughsStore = defineStore('walkthroughs', () => {
   async function act(id: string, action: WalkthroughAction): Promise<void> {
     actionError.value = '';
     try {
-      onRun(await useBridge().walkthroughAction({ id, action }));
+      // the reply is the run as the call left it; the change it causes (cancelled,
+      // paused, the next step) arrives on the stream and may come before the reply
+      await useBridge().walkthroughAction({ id, action });
     } catch (err) {
       actionError.value = errorText(err);
     }

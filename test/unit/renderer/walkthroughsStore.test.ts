@@ -75,8 +75,11 @@ describe('walkthroughs store', () => {
     expect(s.selected?.id).toBe('r2');
     f.emit('walkthroughRun', run('r2', 'waiting'));
     expect(s.selected?.state).toBe('waiting');
-    await s.act('r2', 'confirm');
-    expect(f.calls.at(-1)).toEqual({ name: 'walkthroughAction', args: [{ id: 'r2', action: 'confirm' }] });
+    // the stream overtakes the action's reply: the newer state stays
+    f.emit('walkthroughRun', run('r2', 'cancelled'));
+    await s.act('r2', 'cancel');
+    expect(f.calls.at(-1)).toEqual({ name: 'walkthroughAction', args: [{ id: 'r2', action: 'cancel' }] });
+    expect(s.selected?.state).toBe('cancelled');
     expect(s.runs.map((r) => r.id)).toEqual(['r2', 'r1']);
     await s.openReport('r1');
     expect(s.report?.markdown).toBe('# Back up etcd');
