@@ -242,4 +242,18 @@ describe('pilothouse backup restore', () => {
       { timeoutMs: 90_000 },
     );
   }, 300_000);
+
+  it('restores a stopped plane too: starts `up` detached with the layout of DIR/etcdctl.env, revisions bumped past any the old cluster could have had', async () => {
+    process.kill(restoredHost!, 'SIGTERM');
+    await eventually('the plane host to exit', () => !alive(restoredHost!), { timeoutMs: 30_000 });
+    const r = await cli(['backup', 'restore', snapshot, '--data-dir', up.dir, '--yes'], 150_000);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('live cluster not answering: bumping by 1000000000');
+    restoredHost = Number(readFileSync(join(up.dir, 'controlplane.pid'), 'utf8'));
+    const log = readFileSync(join(up.dir, 'logs', 'up.log'), 'utf8');
+    expect(log).toContain(`endpoints https://127.0.0.1:${PORT_BASE},`);
+    expect(log).toContain('pilothouse: control plane ready');
+    expect((await kubectlOk(['get', 'configmap', 'early', '-o', 'name'])).trim()).toBe('configmap/early');
+    expect(await currentRevision()).toBeGreaterThan(1_000_000_000);
+  }, 200_000);
 });
