@@ -200,7 +200,7 @@ export function factLines(f: SnapshotFacts): string[] {
     `integrity: ${f.integrity} (sha256 ${f.sha256})`,
     `hash: ${f.hash.toString(16)}`,
     `revision: ${f.revision}`,
-    `total keys: ${f.totalKeys}`,
+    `live keys: ${f.totalKeys} (at revision ${f.revision}; etcdctl snapshot status's TOTAL KEYS counts every key in the file, history included)`,
     `size: ${humanizeBytes(f.sizeBytes)} (${f.sizeBytes} bytes)`,
   ];
   for (const [r, n] of Object.entries(f.resources)) lines.push(`  ${r}: ${n}`);
@@ -212,7 +212,7 @@ export function factLines(f: SnapshotFacts): string[] {
 
 export function factsVerdict(f: SnapshotFacts): string {
   const objects = Object.values(f.resources).reduce((a, b) => a + b, 0);
-  return `integrity ok, revision ${f.revision}, ${f.totalKeys} keys (${objects} under /registry in ${Object.keys(f.resources).length} resources), ${humanizeBytes(f.sizeBytes)}`;
+  return `integrity ok, revision ${f.revision}, ${f.totalKeys} live keys (${objects} under /registry in ${Object.keys(f.resources).length} resources), ${humanizeBytes(f.sizeBytes)}`;
 }
 
 /**

@@ -36,7 +36,7 @@ export function listBackups(dir: string): BackupEntry[] {
   return out.sort((a, b) => b.takenAt.localeCompare(a.takenAt) || b.name.localeCompare(a.name));
 }
 
-const HEADERS = ['NAME', 'TAKEN AT', 'SOURCE', 'MEMBER', 'REVISION', 'TOTAL KEYS', 'SIZE', 'LAST DRILL'];
+const HEADERS = ['NAME', 'TAKEN AT', 'SOURCE', 'MEMBER', 'REVISION', 'LIVE KEYS', 'SIZE', 'LAST DRILL'];
 
 function cells(e: BackupEntry): string[] {
   const m = e.meta;

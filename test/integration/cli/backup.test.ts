@@ -145,7 +145,7 @@ describe('pilothouse backup', () => {
   it('list: a table and -w json, newest first, with the metadata', () => {
     const t = cli(['backup', 'list', '--data-dir', up.dir]);
     expect(t.status, t.stderr).toBe(0);
-    expect(t.stdout).toMatch(/\|\s+NAME\s+\|\s+TAKEN AT\s+\|\s+SOURCE\s+\|\s+MEMBER\s+\|\s+REVISION\s+\|\s+TOTAL KEYS\s+\|\s+SIZE\s+\|\s+LAST DRILL\s+\|/);
+    expect(t.stdout).toMatch(/\|\s+NAME\s+\|\s+TAKEN AT\s+\|\s+SOURCE\s+\|\s+MEMBER\s+\|\s+REVISION\s+\|\s+LIVE KEYS\s+\|\s+SIZE\s+\|\s+LAST DRILL\s+\|/);
     expect(t.stdout).toContain(saved.split('/').at(-1));
     const j = JSON.parse(cli(['backup', 'list', '--data-dir', up.dir, '-w', 'json']).stdout);
     expect(j.backups.map((b: { file: string }) => b.file)).toEqual([saved]);
@@ -184,7 +184,7 @@ describe('pilothouse backup', () => {
     const etcd34 = join(__dirname, '../../fixtures/etcd/etcd34-snapshot.db');
     const e = cli(['backup', 'verify', etcd34]);
     expect(e.status, e.stderr).toBe(0);
-    expect(e.stdout).toContain('total keys: 3');
+    expect(e.stdout).toContain('live keys: 3 ');
     expect(e.stdout).toContain('other keys (not under /registry/): 3');
     expect(e.stderr).toBe("Warning: no Kubernetes objects: none of its 3 keys is under /registry/ (not a snapshot of a Kubernetes cluster's etcd)\n");
 
@@ -192,7 +192,7 @@ describe('pilothouse backup', () => {
     writeFileSync(file, snapshotFileOf([{ put: 'greeting', value: 'hello' }, { put: 'app/config' }]));
     const r = cli(['backup', 'verify', file]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('total keys: 2');
+    expect(r.stdout).toContain('live keys: 2 ');
     expect(r.stderr).toBe("Warning: no Kubernetes objects: none of its 2 keys is under /registry/ (not a snapshot of a Kubernetes cluster's etcd)\n");
   });
 
