@@ -34,6 +34,9 @@ export interface RestoreOutcome {
   revision: number;
 }
 
+/** recoverCluster's last step: the restored plane serves. */
+const LAST_STEP = 'serving';
+
 export async function restoreCluster(deps: RestoreDeps, snapshotPath: string, now = new Date()): Promise<RestoreOutcome> {
   const emit = (p: RestoreProgress) => deps.events?.emit('restoreProgress', p);
   let current = '';
@@ -47,10 +50,12 @@ export async function restoreCluster(deps: RestoreDeps, snapshotPath: string, no
       log: (line) => emit({ step: current, state: 'running', detail: line }),
       onStep: (step, state, detail) => {
         current = step;
+        // the last step's done waits for the outcome below, which it carries
+        if (step === LAST_STEP && state === 'done') return;
         emit({ step, state, detail: detail ?? (step === 'verify' && state === 'running' ? snapshotPath : undefined) });
       },
     },
   );
-  emit({ step: 'healthy', state: 'done', detail: `${out.keys} keys at revision ${out.revision}`, clusterId: out.clusterId, keys: out.keys });
+  emit({ step: LAST_STEP, state: 'done', detail: `${out.keys} keys at revision ${out.revision}`, clusterId: out.clusterId, keys: out.keys });
   return { clusterId: out.clusterId, keys: out.keys, revision: out.revision };
 }

@@ -352,9 +352,9 @@ describe('console services on an embedded control plane', () => {
       await client.put('/snap/after').value('not in the snapshot');
       await client.delete().key('/snap/k0');
       expect(await h().restoreSnapshot({ name: snap.name })).toEqual({ started: true });
-      const finished = await eventually('restore finished', () => sink.of('restoreProgress').find((p: RestoreProgress) => p.state === 'failed' || (p.step === 'healthy' && p.state === 'done')), { timeoutMs: 200_000, intervalMs: 50 });
+      const finished = await eventually('restore finished', () => sink.of('restoreProgress').find((p: RestoreProgress) => p.state === 'failed' || (p.step === 'serving' && p.state === 'done')), { timeoutMs: 200_000, intervalMs: 50 });
       const restoreEvents = sink.events.filter((e) => e.name === 'restoreProgress');
-      console.log(`restore: ${restoreEvents.filter((e) => (e.payload as RestoreProgress).detail === undefined || (e.payload as RestoreProgress).state !== 'running' || (e.payload as RestoreProgress).step !== 'healthy').map((e) => `${(e.payload as RestoreProgress).step}:${(e.payload as RestoreProgress).state} +${e.at - restoreEvents[0]!.at}ms`).join(', ')}`);
+      console.log(`restore: ${restoreEvents.filter((e) => (e.payload as RestoreProgress).detail === undefined || (e.payload as RestoreProgress).state !== 'running' || (e.payload as RestoreProgress).step !== 'start').map((e) => `${(e.payload as RestoreProgress).step}:${(e.payload as RestoreProgress).state} +${e.at - restoreEvents[0]!.at}ms`).join(', ')}`);
       expect(finished).toMatchObject({ state: 'done' });
       expect(finished.clusterId).toMatch(/^[0-9a-f]{16}$/);
       expect(finished.clusterId).not.toBe(before.clusterId);
@@ -363,8 +363,8 @@ describe('console services on an embedded control plane', () => {
       notePids();
       // (while waiting for health, a 'running' line repeats with the latest error)
       expect([...new Set(sink.of('restoreProgress').map((p) => `${p.step}:${p.state}`))]).toEqual([
-        'verify:running', 'verify:done', 'stop:running', 'stop:done', 'set-aside:running', 'set-aside:done',
-        'restore:running', 'restore:done', 'start:running', 'start:done', 'healthy:running', 'healthy:done',
+        'verify:running', 'verify:done', 'plan:running', 'plan:done', 'stop:running', 'stop:done', 'set-aside:running', 'set-aside:done',
+        'restore:running', 'restore:done', 'start:running', 'start:done', 'serving:running', 'serving:done',
       ]);
     } finally {
       client.close();

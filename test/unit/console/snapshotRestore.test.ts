@@ -64,7 +64,7 @@ describe('restoring the embedded cluster', () => {
       expect(readdirSync(join(dir, m, 'member')).sort()).toEqual(['snap', 'wal']);
     }
     expect(readdirSync(dir).filter((n) => n.includes('.bak-'))).toEqual([]);
-    expect(events.at(-1)).toEqual({ step: 'healthy', state: 'done', detail: '17 keys at revision 105', clusterId: out.clusterId, keys: 17 });
+    expect(events.at(-1)).toEqual({ step: 'serving', state: 'done', detail: '17 keys at revision 105', clusterId: out.clusterId, keys: 17 });
     // a second restore is yet another cluster
     const again = await restoreCluster(deps(true), snapFile, new Date('2026-11-30T20:05:00Z'));
     expect(again.clusterId).not.toBe(out.clusterId);
