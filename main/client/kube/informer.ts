@@ -165,9 +165,14 @@ export class SharedIndexInformer<T extends KubeObject = KubeObject> {
     if (this.synced) return Promise.resolve(true);
     if (signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const done = (): void => resolve(true);
+      // the stop listener goes once synced: a long-lived signal would otherwise keep one per call
+      const stopped = (): void => resolve(false);
+      const done = (): void => {
+        signal?.removeEventListener('abort', stopped);
+        resolve(true);
+      };
       this.syncWaiters.push(done);
-      signal?.addEventListener('abort', () => resolve(false), { once: true });
+      signal?.addEventListener('abort', stopped, { once: true });
     });
   }
 
