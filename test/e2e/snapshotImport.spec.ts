@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from './fixtures';
-import { etcdctl, kubectl, openView, settle, snap } from './helpers';
+import { etcdctl, etcdctlEnv, kubectl, openView, settle, snap } from './helpers';
 
 // Import a snapshot through the web host's path field (the web host has no
 // native dialog), then boot the embedded cluster from it through the guided
@@ -14,7 +15,9 @@ test('snapshots: a snapshot imported by path boots the cluster through the guide
     const stamp = Date.now();
     await etcdctl('put', `/e2e/import-before-${stamp}`, 'in the snapshot');
     const file = join(scratch, 'outside.db');
-    await etcdctl('snapshot', 'save', file);
+    // etcdctl snapshot save asks one member
+    const env = etcdctlEnv();
+    execFileSync('/usr/bin/etcdctl', ['snapshot', 'save', file], { env: { ...process.env, ...env, ETCDCTL_API: '3', ETCDCTL_ENDPOINTS: env.ETCDCTL_ENDPOINTS!.split(',')[0]! }, timeout: 30_000, stdio: 'ignore' });
     await etcdctl('put', `/e2e/import-after-${stamp}`, 'made later');
 
     await openView(page, 'snapshots');
