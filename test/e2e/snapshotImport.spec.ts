@@ -34,7 +34,7 @@ test('snapshots: a snapshot imported by path boots the cluster through the guide
     await expect(done).toContainText(file);
     const name = (await done.getAttribute('data-name'))!;
     const row = page.locator(`[data-testid="snapshot-row"][data-name="${name}"]`);
-    await expect(row).toContainText('verified at backup');
+    await expect(row).toContainText('✓ hash ok');
     await row.locator('[data-action="expand"]').click();
     await expect(page.locator(`[data-testid="snapshot-facts"][data-name="${name}"]`).getByTestId('imported-from')).toContainText(file);
     await settle(page);
