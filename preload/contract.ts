@@ -70,6 +70,13 @@ export interface BridgeCalls {
   cancelSnapshot(req: { jobId: string }): { cancelled: boolean };
   verifySnapshot(req: { name: string }): SnapshotInfo;
   deleteSnapshot(req: { name: string }): { deleted: boolean };
+  /**
+   * Electron: a native open dialog for a snapshot file (null when cancelled).
+   * The web host has no dialog: it answers { path: null, dialog: false } and the view asks for a path.
+   */
+  chooseSnapshotFile(): { path: string | null; dialog: boolean };
+  /** Verifies a snapshot file from anywhere (etcd 3.4's or ours) and copies it into DIR/snapshots, marked imported. */
+  importSnapshot(req: { path: string }): SnapshotInfo;
   /** Stops the cluster, restores every member from the file, restarts; progress on restoreProgress. */
   restoreSnapshot(req: { name: string }): { started: boolean };
 
@@ -116,6 +123,8 @@ export const BRIDGE_CALLS: readonly BridgeCallName[] = keysOf<BridgeCalls>({
   verifySnapshot: true,
   deleteSnapshot: true,
   restoreSnapshot: true,
+  chooseSnapshotFile: true,
+  importSnapshot: true,
   walkthroughKinds: true,
   listWalkthroughs: true,
   startWalkthrough: true,

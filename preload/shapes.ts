@@ -183,8 +183,10 @@ export interface SnapshotInfo {
   facts?: SnapshotVerification;
   /** The last restore drill of this file, from its metadata. */
   lastDrill?: SnapshotDrill;
-  /** Who took it: the member it was streamed from and how ('save' by hand, 'schedule'). */
-  takenFrom?: { member: string; source: 'save' | 'schedule'; clusterId: string };
+  /** Who took it: the member it was streamed from and how ('save' by hand, 'schedule'), or 'import' (member and cluster id empty). */
+  takenFrom?: { member: string; source: 'save' | 'schedule' | 'import'; clusterId: string };
+  /** With source 'import': the path it was imported from. */
+  importedFrom?: string;
 }
 
 export interface SnapshotVerification {

@@ -80,7 +80,21 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
     return;
   }
   const lease = leaseTerminals(services.handlers);
-  const unregister = registerBridgeIpc(ipcMain, lease.handlers, (sender) =>
+  const handlers = {
+    ...lease.handlers,
+    // a native dialog: the page never sees the file system, only the path the user picked (the call passes the sender check below)
+    chooseSnapshotFile: async () => {
+      const options: Electron.OpenDialogOptions = {
+        title: 'Import a snapshot',
+        properties: ['openFile'],
+        filters: [{ name: 'etcd snapshots', extensions: ['db', 'snapshot'] }, { name: 'All files', extensions: ['*'] }],
+      };
+      const parent = win && !win.isDestroyed() ? win : undefined;
+      const picked = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options);
+      return { path: picked.canceled ? null : (picked.filePaths[0] ?? null), dialog: true };
+    },
+  };
+  const unregister = registerBridgeIpc(ipcMain, handlers, (sender) =>
     isTrustedSender(sender, { webContentsId: win && !win.isDestroyed() ? win.webContents.id : undefined }),
   );
 

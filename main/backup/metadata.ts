@@ -20,7 +20,10 @@ export interface BackupMetadata {
   member: string;
   /** Hex cluster id of the cluster it came from. */
   clusterId: string;
-  source: 'save' | 'schedule';
+  /** 'import': copied in from elsewhere (the console's Import); member and clusterId are then ''. */
+  source: 'save' | 'schedule' | 'import';
+  /** With source 'import': the path the file was imported from. */
+  importedFrom?: string;
   lastDrill?: DrillRecord;
 }
 

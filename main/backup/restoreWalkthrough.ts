@@ -24,7 +24,24 @@ interface Session {
 
 const sessions = new Map<string, Session>();
 
-export function restoreWalkthrough(o: { plane(params: RestoreParams): RecoveryPlane; healthyTimeoutMs?: number }): WalkthroughDefinition<RestoreParams> {
+/** The commands the stop and start steps show: what the host that runs the plane does, as a shell line. */
+export interface RecoveryCommands {
+  stop: string;
+  start: string;
+}
+
+/** The CLI's: `pilothouse backup restore` signals the process in DIR/controlplane.pid and runs `up` again. */
+export function cliRecoveryCommands(p: RestoreParams): RecoveryCommands {
+  return { stop: `kill -TERM $(cat ${p.dataDir}/controlplane.pid)`, start: `pilothouse up --data-dir ${p.dataDir}` };
+}
+
+export function restoreWalkthrough(o: {
+  plane(params: RestoreParams): RecoveryPlane;
+  healthyTimeoutMs?: number;
+  /** The host's own stop and start commands; the CLI's unless given. */
+  commands?: (params: RestoreParams) => RecoveryCommands;
+}): WalkthroughDefinition<RestoreParams> {
+  const commands = o.commands ?? cliRecoveryCommands;
   const session = (ctx: StepContext, p: RestoreParams): Session => {
     let id = ctx.state.session as string | undefined;
     if (id === undefined) ctx.state.session = id = randomBytes(6).toString('hex');
@@ -63,7 +80,9 @@ export function restoreWalkthrough(o: { plane(params: RestoreParams): RecoveryPl
   return {
     kind: 'restore',
     title: 'Disaster recovery from a snapshot',
-    steps: (p) => [
+    steps: (p) => {
+      const host = commands(p);
+      return [
       step({ id: 'verify', title: 'Verify the snapshot', why: 'Nothing is stopped for a damaged file: check its integrity, revision and keys first.', command: `pilothouse backup verify ${p.file}`, resumable: true }, p, async (r) => {
         const f = r.verify();
         return `revision ${f.revision}, ${f.totalKeys} keys`;
@@ -72,7 +91,7 @@ export function restoreWalkthrough(o: { plane(params: RestoreParams): RecoveryPl
         const bump = await r.planBump();
         return `bump ${bump}: restored at revision ${r.state.facts!.revision + bump}`;
       }),
-      step({ id: 'stop', title: 'Stop the controllers, the API server and the members', why: 'Their caches hold objects the snapshot does not have; nothing may write to the old members while they are replaced. Destructive: the cluster is down from here.', command: `kill -TERM $(cat ${p.dataDir}/controlplane.pid)`, gate: 'confirm', resumable: false }, p, async (r) => {
+      step({ id: 'stop', title: 'Stop the controllers, the API server and the members', why: 'Their caches hold objects the snapshot does not have; nothing may write to the old members while they are replaced. Destructive: the cluster is down from here.', command: host.stop, gate: 'confirm', resumable: false }, p, async (r) => {
         await r.stop();
         return 'controllers, API server and members stopped';
       }),
@@ -84,7 +103,7 @@ export function restoreWalkthrough(o: { plane(params: RestoreParams): RecoveryPl
         await r.restore();
         return `new cluster ${r.state.clusterId} at revision ${r.state.revision}`;
       }),
-      step({ id: 'start', title: 'Start the members', why: 'Each member starts from its restored dir; the cluster is back once every member serves a linearizable read.', command: `pilothouse up --data-dir ${p.dataDir}`, resumable: false }, p, async (r) => {
+      step({ id: 'start', title: 'Start the members', why: 'Each member starts from its restored dir; the cluster is back once every member serves a linearizable read.', command: host.start, resumable: false }, p, async (r) => {
         const keys = await r.start();
         return `every member serves, ${keys} keys`;
       }),
@@ -92,7 +111,8 @@ export function restoreWalkthrough(o: { plane(params: RestoreParams): RecoveryPl
         await r.finish();
         return 'the restored plane serves';
       }, true),
-    ],
+      ];
+    },
     figures: (state) => {
       const r = state.recovery as RecoveryState | undefined;
       if (!r) return {};

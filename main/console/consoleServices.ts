@@ -215,6 +215,9 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     cancelSnapshot: (req) => snapshots.cancel(req.jobId),
     verifySnapshot: (req) => snapshots.verify(req.name),
     deleteSnapshot: (req) => snapshots.delete(req.name),
+    // the Electron shell answers this one with a native dialog; the web host has none
+    chooseSnapshotFile: () => ({ path: null, dialog: false }),
+    importSnapshot: (req) => snapshots.import(req.path),
     restoreSnapshot: (req) => {
       if (!cluster.capabilities.snapshotRestore) throw new Error(notPossible('restoring a snapshot', cluster));
       const path = snapshots.path(req.name);

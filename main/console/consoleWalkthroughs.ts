@@ -8,7 +8,8 @@ import { backupWalkthrough, type BackupParams } from '../backup/backupWalkthroug
 import type { BackupCluster, ClusterAddress } from '../backup/clusterAccess';
 import { drillWalkthrough, type DrillParams } from '../backup/drillWalkthrough';
 import type { RecoveryPlane } from '../backup/recovery';
-import { restoreWalkthrough, type RestoreParams } from '../backup/restoreWalkthrough';
+import { restoreWalkthrough, type RecoveryCommands, type RestoreParams } from '../backup/restoreWalkthrough';
+import { shellQuote } from './memberActions';
 import type { ConsoleCluster } from './cluster';
 import { snapshotFileName } from './snapshots';
 import type { ConsoleWalkthrough } from './walkthroughs';
@@ -40,6 +41,24 @@ function consolePlane(cluster: ConsoleCluster): RecoveryPlane {
       }
     },
   };
+}
+
+/**
+ * The console stops and starts the processes it supervises itself (it keeps
+ * running; there is no controlplane.pid to signal): the stop step shows the
+ * SIGTERMs its supervisor sends, in its order — controllers, API server,
+ * then the members — and the start step the members' own command lines.
+ */
+export function consoleRecoveryCommands(cluster: ConsoleCluster, p: RestoreParams): RecoveryCommands {
+  const pidOf = new Map(cluster.components().map((c) => [c.id, c.pid]));
+  const order = ['controllers', 'apiserver', ...cluster.members.map((m) => m.name)].filter((id) => pidOf.has(id));
+  const stop = `kill -TERM ${order.map((id) => pidOf.get(id) ?? `<${id} pid>`).join(' ')}   # ${order.join(', ')}: the console's supervised processes, stopped in turn; the console keeps running`;
+  const first = cluster.members[0]?.name;
+  const line = first === undefined ? undefined : cluster.commandLine(first);
+  const start = line
+    ? `${[line.program.command, ...line.program.args, ...line.args].map(shellQuote).join(' ')}   # and ${cluster.members.slice(1).map((m) => m.name).join(', ') || 'no other member'}, started again by the console from ${p.dataDir}`
+    : `the console starts its members again from ${p.dataDir}`;
+  return { stop, start };
 }
 
 /** The console's members as the backup code reaches them: its own clients, which the console keeps open. */
@@ -79,7 +98,7 @@ export function consoleWalkthroughs(deps: ConsoleWalkthroughDeps): ConsoleWalkth
     },
     ...(deps.cluster.capabilities.snapshotRestore
       ? [{
-          definition: restoreWalkthrough({ plane: () => consolePlane(deps.cluster) }),
+          definition: restoreWalkthrough({ plane: () => consolePlane(deps.cluster), commands: (p) => consoleRecoveryCommands(deps.cluster, p) }),
           description: "Disaster recovery: stop the controllers, the API server and the members, restore every member as a new cluster with revisions bumped past the live ones, start them again. Asks before the stop.",
           needsSnapshot: true,
           params: (r: { snapshotPath?: string }): RestoreParams => ({ file: r.snapshotPath!, dataDir: deps.dataDir }),

@@ -1,5 +1,7 @@
 // Snapshot files under DIR/snapshots: take (etcdctl snapshot save from one
-// member), list, verify, delete. Restore lives in snapshotRestore.ts.
+// member), import (a file from anywhere: ours, or `etcdctl snapshot save`
+// from a real etcd 3.4), list, verify, delete. Restore lives in
+// snapshotRestore.ts and the restore walkthrough.
 //
 // Taking and verifying are main/backup's (save.ts, inspect.ts), the same code
 // `pilothouse backup save|verify` runs: the stream goes to NAME.db.part, is
@@ -9,8 +11,8 @@
 // each file (NAME.db.json) so the backup list shows what the console took.
 
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, mkdirSync, existsSync, fsyncSync, openSync, closeSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { EventSink, SnapshotInfo, SnapshotProgress } from '../../preload/contract';
 import { snapshotStatus } from '../etcd/snapshot';
 import { idHex, type MemberClient } from '../client/etcd/memberClient';
@@ -147,6 +149,7 @@ export class SnapshotStore {
       const f = meta.facts;
       info.facts = { integrity: f.integrity, sha256: f.sha256, revision: f.revision, totalKeys: f.totalKeys, resources: { ...f.resources }, nonRegistryKeys: f.nonRegistryKeys };
       info.takenFrom = { member: meta.member, source: meta.source, clusterId: meta.clusterId };
+      if (meta.importedFrom !== undefined) info.importedFrom = meta.importedFrom;
       if (meta.lastDrill) info.lastDrill = { ...meta.lastDrill };
     }
     return info;
@@ -176,6 +179,45 @@ export class SnapshotStore {
     this.verified.delete(name);
     this.cache.delete(name);
     return { deleted: true };
+  }
+
+  /**
+   * Checks the file as `pilothouse backup verify` does (integrity, hash,
+   * revision, live keys per resource; a damaged file is refused before anything
+   * is written), then copies it to DIR/snapshots/<time>.db (0600, through a
+   * fsynced .part so a failed copy leaves nothing) with metadata saying it was
+   * imported and from where. The original is left where it is.
+   */
+  import(from: string): SnapshotInfo {
+    if (typeof from !== 'string' || from.trim() === '') throw new Error('no snapshot file given');
+    // the console's working directory means nothing to its user: only an absolute path says which file
+    if (!isAbsolute(from.trim())) throw new Error(`give the snapshot's absolute path (got ${JSON.stringify(from)})`);
+    const source = resolve(from.trim());
+    if (existsSync(source) && !statSync(source).isFile()) throw new Error(`${source} is not a file`);
+    inspectSnapshot(source); // throws "snapshot … is damaged: …" or "… no such file"
+    const name = snapshotFileName(new Date());
+    const file = join(this.o.dir, name);
+    const part = `${file}.part`;
+    mkdirSync(this.o.dir, { recursive: true, mode: 0o700 });
+    try {
+      copyFileSync(source, part);
+      chmodSync(part, 0o600);
+      const fd = openSync(part, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      // checked again where it now lies: the copy is what a restore will read
+      const facts = inspectSnapshot(part);
+      renameSync(part, file);
+      writeMetadata(file, { facts: { ...facts, file }, takenAt: new Date().toISOString(), member: '', clusterId: '', source: 'import', importedFrom: source });
+    } catch (err) {
+      rmSync(part, { force: true });
+      throw err;
+    }
+    this.verified.set(name, true);
+    return this.info(name);
   }
 
   /** Cancels running jobs (their .part files are removed). */

@@ -93,7 +93,7 @@ export async function snap(page: Page, testInfo: TestInfo, name: string): Promis
 }
 
 /** `export K=V` lines of DIR/etcdctl.env. */
-function etcdctlEnv(): Record<string, string> {
+export function etcdctlEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const line of readFileSync(join(dataDir(), 'etcdctl.env'), 'utf8').split('\n')) {
     const m = /^export ([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim());

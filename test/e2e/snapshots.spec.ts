@@ -31,7 +31,9 @@ test('snapshots: take one with progress, verify it, restore it through the guide
   await expect(run).toHaveAttribute('data-kind', 'restore');
   await expect(run).toHaveAttribute('data-state', 'waiting', { timeout: 60_000 });
   const gate = run.getByTestId('walkthrough-gate');
-  await expect(gate).toContainText('controlplane.pid');
+  // the console's own stop: the SIGTERMs its supervisor sends, not the CLI's controlplane.pid
+  await expect(gate).toContainText("the console's supervised processes");
+  await expect(gate).not.toContainText('controlplane.pid');
   await expect(run.locator('[data-step="stop"]')).toHaveAttribute('data-state', 'pending');
   await gate.getByTestId('confirm-gate').click();
   await expect(run).toHaveAttribute('data-state', 'succeeded', { timeout: 180_000 });
