@@ -12,10 +12,11 @@ test('snapshots: take one with progress, verify it, restore it through the guide
   const job = page.getByTestId('snapshot-job');
   await expect(job).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
   await expect(job).toContainText('✓ saved');
-  const rows = page.getByTestId('snapshot-row');
-  await expect(rows).toHaveCount(1);
-  const row = rows.first();
-  const name = (await row.getAttribute('data-name'))!;
+  // other specs share this web host's cluster and may have left snapshots: ours is the one the job names
+  const name = (await job.locator('span.mono').last().innerText()).trim();
+  expect(name).toMatch(/\.db$/);
+  const row = page.locator(`[data-testid="snapshot-row"][data-name="${name}"]`);
+  await expect(row).toHaveCount(1);
 
   await row.locator('[data-action="verify"]').click();
   await expect(row).toContainText('✓ hash ok');
