@@ -1,6 +1,6 @@
 // The API server's etcd v3 client: gRPC on our own HTTP/2 channel
-// (grpcChannel.ts; grpc-js with --etcd-client-transport=grpc-js, etcdChannel.ts) with etcd's protos in resources/proto/etcd (encoded by
-// @grpc/proto-loader), because the watch cache needs what the etcd3 npm
+// (grpcChannel.ts; grpc-js with --etcd-client-transport=grpc-js, etcdChannel.ts) with etcd's protos in resources/proto/etcd (the definitions
+// of etcdProtos.ts), because the watch cache needs what the etcd3 npm
 // client hides — prev_kv and progress_notify on one stream, WatchProgressRequest
 // (RequestWatchProgress, answered with watch_id -1, which etcd3 npm rejects),
 // and exact control over where a watch resumes.
@@ -19,10 +19,8 @@
 // Watches (etcdWatch.ts) share the endpoint rotation.
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { status as GrpcStatus } from '@grpc/grpc-js';
-import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
-import { protoDir } from '../../common/resources';
+import { status as GrpcStatus, type MethodDefinition } from '@grpc/grpc-js';
+import { etcdClientService } from '../../common/etcdProtos';
 import { frame, GrpcCallError, type ChannelOptions, type ChannelTls, type ChannelTransport, type EtcdChannel } from './etcdChannel';
 import { GrpcChannel } from './grpcChannel';
 import { GrpcJsChannel } from './grpcJsChannel';
@@ -77,19 +75,9 @@ interface Endpoint {
   channel: EtcdChannel;
 }
 
-let packageDef: ReturnType<typeof loadSync> | undefined;
-
 /** etcdserverpb's method definitions (path, serializers) with the wire shapes in wire.ts. */
 export function etcdMethod(service: 'KV' | 'Lease' | 'Watch', method: string): Method {
-  packageDef ??= loadSync('rpc.proto', {
-    includeDirs: [join(protoDir(), 'etcd')],
-    keepCase: true,
-    longs: String,
-    enums: Number,
-    defaults: true,
-    oneofs: true,
-  });
-  return (packageDef[`etcdserverpb.${service}`] as Record<string, Method>)[method];
+  return (etcdClientService(service) as unknown as Record<string, Method>)[method]!;
 }
 
 /**

@@ -9,8 +9,8 @@
 // Channels reconnect quickly (100 ms first, 1 s at most): a member that was
 // killed and restarted should be seen as healthy within a probe round.
 
-import { loadPackageDefinition, Metadata, status as GrpcStatus, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
-import { etcdPackageDefinition } from '../../common/etcdProtos';
+import { makeClientConstructor, Metadata, status as GrpcStatus, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { etcdClientService } from '../../common/etcdProtos';
 import { clientUrlChannel, type ClientPem } from '../../common/tlsChannel';
 
 export interface WireHeader {
@@ -72,10 +72,10 @@ let ctors: { maintenance: StubCtor<MaintenanceStub>; kv: StubCtor<KvStub> } | un
 
 function stubs() {
   if (ctors) return ctors;
-  const pkg = loadPackageDefinition(etcdPackageDefinition()) as unknown as {
-    etcdserverpb: { Maintenance: StubCtor<MaintenanceStub>; KV: StubCtor<KvStub> };
-  };
-  return (ctors = { maintenance: pkg.etcdserverpb.Maintenance, kv: pkg.etcdserverpb.KV });
+  return (ctors = {
+    maintenance: makeClientConstructor(etcdClientService('Maintenance'), 'Maintenance') as unknown as StubCtor<MaintenanceStub>,
+    kv: makeClientConstructor(etcdClientService('KV'), 'KV') as unknown as StubCtor<KvStub>,
+  });
 }
 
 /** "DEADLINE_EXCEEDED: ..." — the gRPC code name and the server's message, as etcdctl's errors read. */

@@ -1,5 +1,5 @@
-// The etcdserverpb / mvccpb messages as they cross the wire through
-// @grpc/proto-loader (see protos.ts for the load options): field names as in
+// The etcdserverpb / mvccpb messages as they cross the wire (decoded with
+// etcdProtos.ts' ETCD_DECODE, proto-loader's usual options): field names as in
 // the .proto (keepCase), enums as numbers, bytes as Buffer, and 64-bit
 // integers decoded as decimal strings so member ids above 2^53 keep every bit.
 //

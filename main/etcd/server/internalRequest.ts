@@ -3,9 +3,8 @@
 // protobufjs's camelCase mapping lines them up; the code here only converts
 // 64-bit integers (protobufjs hands back Long) and the RequestOp union.
 
-import { join } from 'node:path';
-import protobuf from 'protobufjs';
-import { protoDir } from '../../common/resources';
+import type protobuf from 'protobufjs';
+import { protoBundle } from '../../common/protoBundles';
 import type {
   Compare,
   CompactionRequest,
@@ -41,8 +40,7 @@ let cachedType: protobuf.Type | undefined;
 
 function requestType(): protobuf.Type {
   if (!cachedType) {
-    const root = protobuf.loadSync(join(protoDir(), 'pilothouse', 'raft_internal.proto'));
-    cachedType = root.lookupType('pilothouse.raftinternal.InternalRaftRequest');
+    cachedType = protoBundle('raftInternal').lookupType('pilothouse.raftinternal.InternalRaftRequest');
   }
   return cachedType;
 }

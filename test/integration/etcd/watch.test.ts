@@ -6,10 +6,10 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
+import { credentials, Metadata } from '@grpc/grpc-js';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { etcdPackageDefinition } from '../../../main/common/etcdProtos';
+import { etcdGrpcPackage } from '../../support/etcdGrpc';
 import { LocalCluster } from '../../../main/controlplane/localCluster';
 import { memberNameForEndpoint, programFor, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
 import { ETCDCTL, etcdctl } from '../../support/etcdctl';
@@ -204,9 +204,9 @@ describe(`watch through etcdctl and clients (${TARGET})`, () => {
 
   // Last: it leaves the cluster without a quorum.
   it('a stream opened with hasleader ends with "etcdserver: no leader" once the member loses its leader', async () => {
-    const pkg = loadPackageDefinition(etcdPackageDefinition()) as any;
+    const etcdserverpb = etcdGrpcPackage();
     const target = all[2]!;
-    const client = new pkg.etcdserverpb.Watch(target.replace(/^http:\/\//, ''), credentials.createInsecure());
+    const client = new etcdserverpb.Watch(target.replace(/^http:\/\//, ''), credentials.createInsecure());
     try {
       const md = new Metadata();
       md.set('hasleader', 'true');
@@ -255,8 +255,8 @@ describe(`watch progress notifications and fragments (${TARGET})`, () => {
     await cluster.start();
     const ready = await cluster.waitReady(20_000);
     if (!ready.ok) throw new Error(`single member not ready: ${[...ready.lastErrors.values()].join('; ')}`);
-    const pkg = loadPackageDefinition(etcdPackageDefinition()) as any;
-    watch = new pkg.etcdserverpb.Watch(cluster.endpoints[0]!.replace(/^http:\/\//, ''), credentials.createInsecure());
+    const etcdserverpb = etcdGrpcPackage();
+    watch = new etcdserverpb.Watch(cluster.endpoints[0]!.replace(/^http:\/\//, ''), credentials.createInsecure());
   }, 30_000);
   afterAll(async () => {
     watch?.close();

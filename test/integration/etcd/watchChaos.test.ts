@@ -7,10 +7,10 @@
 // every revision once, in order, with all events of a revision in one
 // response. Seeded: WATCH_CHAOS_SEED=<n> replays a run's choices.
 
-import { credentials, loadPackageDefinition, Metadata } from '@grpc/grpc-js';
+import { credentials, Metadata } from '@grpc/grpc-js';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { etcdPackageDefinition } from '../../../main/common/etcdProtos';
+import { etcdGrpcPackage } from '../../support/etcdGrpc';
 import { memberLogTails, reapClusters, startTestCluster, TARGET, waitForLeader, type TestCluster } from '../../support/cluster';
 
 /** This file's port range: 26100–26199. */
@@ -282,8 +282,8 @@ describe(`watch guarantees under member kills (${TARGET})`, () => {
     const rand = prng(seed);
     const all = tc.endpoints;
     const writer = new Etcd3({ hosts: all, dialTimeout: 1000 });
-    const pkg = loadPackageDefinition(etcdPackageDefinition()) as any;
-    const grpcClients = all.map((e) => new pkg.etcdserverpb.Watch(e.replace(/^http:\/\//, ''), credentials.createInsecure()));
+    const etcdserverpb = etcdGrpcPackage();
+    const grpcClients = all.map((e) => new etcdserverpb.Watch(e.replace(/^http:\/\//, ''), credentials.createInsecure()));
     const clientWatchers = all.map((e, n) => new ClientWatcher(`etcd3@m${n + 1}`, e));
     const rawWatchers: RawWatcher[] = [];
     const log: string[] = [];
@@ -313,7 +313,7 @@ describe(`watch guarantees under member kills (${TARGET})`, () => {
         log.push(`+${Date.now() - t0}ms restart ${name}`);
         // Let it rejoin (its status names a leader) before the next kill, so two members are never away at once.
         // (Raw gRPC with a deadline: the etcd3 client's circuit breaker would hold a fresh probe back for 5 s.)
-        const probe = new pkg.etcdserverpb.Maintenance(tc.cluster.layout.find((m) => m.name === name)!.endpoint.replace(/^http:\/\//, ''), credentials.createInsecure());
+        const probe = new etcdserverpb.Maintenance(tc.cluster.layout.find((m) => m.name === name)!.endpoint.replace(/^http:\/\//, ''), credentials.createInsecure());
         try {
           for (let k = 0; k < 100; k++) {
             const ok = await new Promise<boolean>((resolve) => probe.Status({}, { deadline: Date.now() + 1000 }, (err: Error | null, res: any) => resolve(!err && Number(res.leader) !== 0)));

@@ -9,10 +9,9 @@
 // `example`. A key gnostic has no field for is an error here rather than
 // silently dropped, so a schema this file cannot express is caught in tests.
 
-import { join } from 'node:path';
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import { stringify } from 'yaml';
-import { protoDir } from '../../../common/resources';
+import { protoBundle } from '../../../common/protoBundles';
 import type { JsonObject } from './components';
 
 type Msg = Record<string, unknown>;
@@ -21,8 +20,7 @@ let documentType: protobuf.Type | undefined;
 
 function gnosticDocument(): protobuf.Type {
   if (!documentType) {
-    const root = new protobuf.Root().loadSync(join(protoDir(), 'gnostic', 'openapiv2.proto'), { keepCase: true });
-    documentType = root.lookupType('openapi.v2.Document');
+    documentType = protoBundle('gnostic').lookupType('openapi.v2.Document');
   }
   return documentType;
 }

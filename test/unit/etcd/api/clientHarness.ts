@@ -3,9 +3,9 @@
 // over the same protos (for exact status codes and custom metadata).
 
 import { spawn } from 'node:child_process';
-import { credentials, loadPackageDefinition, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
+import { credentials, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
 import { startClientServer, type ClientServerHandle } from '../../../../main/etcd/api/index';
-import { etcdPackageDefinition } from '../../../../main/common/etcdProtos';
+import { etcdGrpcPackage } from '../../../support/etcdGrpc';
 import { FakeEtcdServer } from './fakeEtcdServer';
 
 export const ETCDCTL = '/usr/bin/etcdctl';
@@ -60,8 +60,8 @@ export type RawClient = Client & Record<string, UnaryMethod>;
 
 /** A plain grpc-js client for `etcdserverpb.<service>`. */
 export function rawClient(endpoint: string, service: 'KV' | 'Cluster' | 'Maintenance', options: object = {}): RawClient {
-  const pkg = loadPackageDefinition(etcdPackageDefinition()) as any;
-  const Ctor = pkg.etcdserverpb[service];
+  const etcdserverpb = etcdGrpcPackage();
+  const Ctor = etcdserverpb[service];
   return new Ctor(endpoint, credentials.createInsecure(), options) as RawClient;
 }
 

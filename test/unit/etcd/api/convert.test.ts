@@ -11,9 +11,10 @@ import {
   statusToWire,
   txnRequestFromWire,
 } from '../../../../main/etcd/api/convert';
-import { etcdPackageDefinition, etcdService } from '../../../../main/common/etcdProtos';
+import { etcdService } from '../../../../main/common/etcdProtos';
+import { etcdGrpcDefinition } from '../../../support/etcdGrpc';
 
-const def = etcdPackageDefinition();
+const def = etcdGrpcDefinition();
 const method = (service: string, name: string) => (def[`etcdserverpb.${service}`] as any)[name];
 /** Encodes a response object and decodes it again, as a client sees it. */
 function roundTrip(service: string, name: string, res: object): any {

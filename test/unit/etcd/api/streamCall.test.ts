@@ -2,10 +2,11 @@
 // create with `created`: learners refused, `hasleader` refused without a
 // leader, and leader-bound streams cut after three leaderless ticks.
 
-import { credentials, loadPackageDefinition, Metadata, Server, ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
+import { credentials, Metadata, Server, ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrpcMetrics } from '../../../../main/etcd/api/grpcMetrics';
-import { etcdPackageDefinition, etcdService } from '../../../../main/common/etcdProtos';
+import { etcdService } from '../../../../main/common/etcdProtos';
+import { etcdGrpcPackage } from '../../../support/etcdGrpc';
 import { LeaderMonitor, MAX_NO_LEADER_TICKS } from '../../../../main/etcd/api/leaderMonitor';
 import { bidiFor } from '../../../../main/etcd/api/streamCall';
 import { FakeEtcdServer } from './fakeEtcdServer';
@@ -34,8 +35,8 @@ beforeAll(async () => {
   const port = await new Promise<number>((res, rej) =>
     grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
   );
-  const pkg = loadPackageDefinition(etcdPackageDefinition()) as any;
-  client = new pkg.etcdserverpb.Watch(`127.0.0.1:${port}`, credentials.createInsecure());
+  const etcdserverpb = etcdGrpcPackage();
+  client = new etcdserverpb.Watch(`127.0.0.1:${port}`, credentials.createInsecure());
 });
 afterAll(() => {
   leaders.stop();

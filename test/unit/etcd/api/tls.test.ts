@@ -8,10 +8,10 @@ import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
-import { credentials, loadPackageDefinition } from '@grpc/grpc-js';
+import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClientServer, type ClientServerHandle } from '../../../../main/etcd/api/index';
-import { etcdPackageDefinition } from '../../../../main/common/etcdProtos';
+import { etcdGrpcPackage } from '../../../support/etcdGrpc';
 import { selectAlpn } from '../../../../main/etcd/api/tlsTermination';
 import { call, ctlError, etcdctl, type RawClient } from './clientHarness';
 import { FakeEtcdServer } from './fakeEtcdServer';
@@ -77,9 +77,9 @@ describe('client port over TLS', () => {
   });
 
   it('a grpc-js TLS client (ALPN h2 only) reaches gRPC', async () => {
-    const pkg = loadPackageDefinition(etcdPackageDefinition()) as any;
+    const etcdserverpb = etcdGrpcPackage();
     const creds = credentials.createSsl(readFileSync(file('ca.crt')), readFileSync(file('client.key')), readFileSync(file('client.crt')));
-    const client = new pkg.etcdserverpb.Maintenance(`127.0.0.1:${handle.ports[0]}`, creds) as RawClient;
+    const client = new etcdserverpb.Maintenance(`127.0.0.1:${handle.ports[0]}`, creds) as RawClient;
     const { err, res } = await call(client, 'Status', {});
     client.close();
     expect([err?.details, res?.version]).toEqual([undefined, '3.4.23']);
