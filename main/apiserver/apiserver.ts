@@ -208,28 +208,36 @@ export async function startApiServer(cfg: ApiServerConfig): Promise<RunningApiSe
  * allocated IP exactly as one made by a client would.
  */
 async function createBootstrapObjects(objs: KObject[], defs: ResourceDef[], scopes: Map<string, ResourceScope>, log: (l: string) => void): Promise<void> {
-  for (const obj of objs) {
+  const served = objs.flatMap((obj) => {
     const [group, version] = obj.apiVersion!.includes('/') ? obj.apiVersion!.split('/') : ['', obj.apiVersion!];
     const def = defs.find((d) => d.group === group && d.version === version && d.kind === obj.kind);
-    if (!def) {
-      log(`apiserver: not creating ${obj.kind} ${obj.metadata.name}: ${obj.apiVersion} ${obj.kind} is not served`);
-      continue;
-    }
-    const scope = scopes.get(`${def.group}/${def.version}/${def.resource}`)!;
-    const ns = obj.metadata.namespace ?? '';
+    if (!def) log(`apiserver: not creating ${obj.kind} ${obj.metadata.name}: ${obj.apiVersion} ${obj.kind} is not served`);
+    return def ? [{ obj, def, scope: scopes.get(`${def.group}/${def.version}/${def.resource}`)!, ns: obj.metadata.namespace ?? '' }] : [];
+  });
+  type Item = (typeof served)[number];
+  const missing = async ({ scope, ns, obj }: Item): Promise<boolean> => {
     try {
       await scope.storage.get(keyFor(scope, ns, obj.metadata.name!));
-      continue;
+      return false;
     } catch (err) {
       if (!(err instanceof StorageError && err.code === 'KeyNotFound')) throw err;
+      return true;
     }
+  };
+  const create = async ({ obj, def, scope, ns }: Item): Promise<void> => {
     try {
       await createInStore(scope, structuredClone(obj), internalWrite(ns));
       log(`apiserver: created ${def.resource}/${obj.metadata.name}${ns ? ` in ${ns}` : ''}`);
     } catch (err) {
       if ((err as { code?: number }).code !== 409) throw err;
     }
-  }
+  };
+  // Each is a quorum read and then a quorum write: all at once rather than
+  // in turn. The namespaces before the objects that live in them.
+  const wanted = await Promise.all(served.map(missing));
+  const todo = served.filter((_, i) => wanted[i]);
+  await Promise.all(todo.filter((it) => !it.ns).map(create));
+  await Promise.all(todo.filter((it) => it.ns).map(create));
 }
 
 /** env.createObject: one object through the create lifecycle as system:apiserver. */

@@ -6,6 +6,7 @@
 // (DIR/scheduler.conf, DIR/controller-manager.conf, DIR/kubelet-<node>.conf);
 // otherwise every component uses --kubeconfig.
 
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -173,6 +174,8 @@ export async function runControllersCommand(f: ControllersFlags): Promise<number
     log,
   };
   const ctl = new AbortController();
+  // The kubelets, the scheduler and both leader elections listen for the stop: past Node's default 10.
+  setMaxListeners(1000, ctl.signal);
   const stop = (): void => ctl.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -6,7 +6,8 @@
 // supervisor both start it this way.
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import { join } from 'node:path';
 import type { MemberLayout } from './localCluster';
 import type { Program } from './program';
@@ -149,22 +150,36 @@ export function writeKubeconfig(layout: ApiServerLayout): string {
   return layout.kubeconfig;
 }
 
+/**
+ * One keep-alive agent per API server URL and admin credentials: a start
+ * probes /readyz every 50 ms, and a fresh TLS context and handshake per probe
+ * cost both `up` and the API server CPU while every process boots at once.
+ * Replaced when the files change (certificates renewed).
+ */
+const readyzAgents = new Map<string, { pem: string; agent: Agent }>();
+
+function readyzAgent(layout: ApiServerLayout): Agent {
+  const ca = readFileSync(layout.pki.ca.cert);
+  const cert = readFileSync(layout.pki.admin.cert);
+  const key = readFileSync(layout.pki.admin.key);
+  const pem = `${ca}\n${cert}\n${key}`;
+  const cached = readyzAgents.get(layout.url);
+  if (cached?.pem === pem) return cached.agent;
+  cached?.agent.destroy();
+  // One socket is all a probe needs; an idle one is not kept past the probes.
+  // The context made once: while the server is not listening yet every probe opens a new socket.
+  const agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 1, secureContext: createSecureContext({ ca, cert, key }), timeout: 5000 });
+  readyzAgents.set(layout.url, { pem, agent });
+  return agent;
+}
+
 /** GET /readyz with the admin certificate; resolves with the status code or rejects on a connection error. */
 export function probeReadyz(layout: ApiServerLayout, timeoutMs = 2000): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      `${layout.url}/readyz`,
-      {
-        ca: readFileSync(layout.pki.ca.cert),
-        cert: readFileSync(layout.pki.admin.cert),
-        key: readFileSync(layout.pki.admin.key),
-        timeout: timeoutMs,
-      },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      },
-    );
+    const req = request(`${layout.url}/readyz`, { agent: readyzAgent(layout), timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
     req.on('timeout', () => req.destroy(new Error('readyz timed out')));
     req.on('error', reject);
     req.end();

@@ -12,6 +12,7 @@
 //     so a standby takes over at once.
 // Defaults are kube's: leaseDuration 15 s, renewDeadline 10 s, retryPeriod 2 s.
 
+import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Clock, realClock, sleep } from './clock';
@@ -92,6 +93,8 @@ export class LeaderElector {
   async run(signal: AbortSignal): Promise<void> {
     if (!(await this.acquire(signal))) return;
     const leaderCtl = new AbortController();
+    // The leader's whole workload (controllers, informers, watches) stops on this signal.
+    setMaxListeners(1000, leaderCtl.signal);
     const stopLeading = (): void => leaderCtl.abort();
     signal.addEventListener('abort', stopLeading, { once: true });
     this.leading = true;

@@ -38,8 +38,9 @@ export type ManagerControllerName = keyof typeof MANAGER_CONTROLLERS;
  * registered; each begins work when its caches have synced and stops with ctx.signal.
  */
 export async function startControllerManager(ctx: ControllerContext, only?: ManagerControllerName[]): Promise<void> {
-  // Every controller and informer listens for the stop; more than Node's default 10 is expected.
-  setMaxListeners(100, ctx.signal);
+  // Every controller, informer, watch and sync waiter listens for the stop:
+  // a few hundred at once, bounded by the informers (past 100 at start).
+  setMaxListeners(1000, ctx.signal);
   // Credentials for every controller at once (each is a few round trips), then start them.
   const chosen = Object.entries(MANAGER_CONTROLLERS).filter(([name]) => !only || only.includes(name as ManagerControllerName));
   const contexts = await Promise.all(chosen.map(([name]) => controllerContext(ctx, name)));

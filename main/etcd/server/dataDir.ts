@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { MemoryStorage } from '../raft/memoryStorage';
 import type { Peer } from '../raft/config';
 import type { MemberId, Snapshot } from '../raft/types';
-import { Snapshotter, Wal } from '../wal/index';
+import { Snapshotter, Wal, type SegmentReads } from '../wal/index';
 import { computeClusterId, computeMemberId } from './ids';
 import { encodeMemberContext } from './membership';
 import { joinExistingCluster } from './joinCluster';
@@ -106,9 +106,10 @@ export async function openDataDir(config: MemberConfig, peerTls?: PeerTlsOptions
 async function restart(wdir: string, snapshotter: Snapshotter): Promise<OpenedDataDir> {
   // Only a snapshot whose marker reached the WAL (etcd 3.5's fix): a file
   // saved just before a crash may have no marker, and opening the WAL there fails.
-  const snapshot = await snapshotter.loadNewestAvailable(Wal.validSnapshotRefs(wdir));
+  const reads: SegmentReads = new Map();
+  const snapshot = await snapshotter.loadNewestAvailable(Wal.validSnapshotRefs(wdir, reads));
   const ref = snapshot ? { index: snapshot.metadata.index, term: snapshot.metadata.term } : { index: 0, term: 0 };
-  const { wal, metadata, hardState, entries } = await Wal.open(wdir, ref);
+  const { wal, metadata, hardState, entries } = await Wal.open(wdir, ref, { reads });
   const { id, clusterId } = decodeWalMetadata(metadata);
   const storage = new MemoryStorage();
   if (snapshot) storage.applySnapshot(snapshot);

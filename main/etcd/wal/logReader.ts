@@ -9,7 +9,7 @@ import { listSegments, type SegmentName } from './segment';
 import { SegmentFile } from './segmentFile';
 
 export interface LogTail {
-  /** The newest segment's bytes up to at least its last non-zero byte; the rest of the file is zeros. */
+  /** The newest segment's bytes up to at least the last non-zero byte read; the rest of the file is taken as zeros (segmentFile.ts). */
   buf: Buffer;
   /** The newest segment's size in bytes. */
   size: number;
@@ -44,12 +44,24 @@ export function segmentsFor(dir: string, fromIndex: number): { segs: SegmentName
  * the newest segment's good records end; a torn tail after that is left for
  * the caller to repair (or to ignore, when only reading).
  */
-export function readLog(dir: string, segs: SegmentName[], start: number, visit: (r: ScannedRecord) => void): LogTail {
+/**
+ * Segment files already read during one start, by path: a restart reads the
+ * log twice (the valid snapshot markers, then the log from the chosen
+ * snapshot on), and nothing writes the files in between.
+ */
+export type SegmentReads = Map<string, SegmentFile>;
+
+export function readLog(dir: string, segs: SegmentName[], start: number, visit: (r: ScannedRecord) => void, reads?: SegmentReads): LogTail {
   let seed: number | undefined;
   let tail: LogTail | undefined;
   for (let i = start; i < segs.length; i++) {
     const path = join(dir, segs[i].name);
-    const { buf, res, records, size } = scanFile(SegmentFile.read(path), seed);
+    let file = reads?.get(path);
+    if (!file) {
+      file = SegmentFile.read(path);
+      reads?.set(path, file);
+    }
+    const { buf, res, records, size } = scanFile(file, seed);
     const where = (offset: number) => `${path} at offset ${offset}`;
     for (const r of records) {
       try {

@@ -1,5 +1,5 @@
-// Keeps the next segment file ready before it is needed, like etcd's
-// filePipeline: preallocating 64 MiB of zeros takes long enough (hundreds of
+// Makes the next segment file ready before it is needed, like etcd's
+// filePipeline (Wal starts it once the current segment is half full): preallocating 64 MiB of zeros takes long enough (hundreds of
 // milliseconds on a busy disk) that doing it inside a cut would stall every
 // save queued behind it. Spares are `<n>.spare.wal.tmp`; Wal.open/create
 // delete leftovers, so a crash mid-preparation leaves nothing that matters.
@@ -27,10 +27,10 @@ export class SegmentPipeline {
     this.next ??= this.prepare();
   }
 
-  /** A zero-filled, fsynced spare of segmentBytes; the following one starts preparing at once. */
+  /** A zero-filled, fsynced spare of segmentBytes; the next start() prepares the following one. */
   async take(): Promise<SpareSegment> {
     const spare = await (this.next ?? this.prepare());
-    this.next = this.prepare();
+    this.next = undefined;
     return spare;
   }
 

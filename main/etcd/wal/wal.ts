@@ -8,10 +8,11 @@
 // A WAL is a directory (`<data-dir>/member/wal`) of segments named
 // `%016x-%016x.wal` = `<seq>-<index>`: seq counts segments from 0 without
 // gaps; index is the first entry index the segment may hold (the last index
-// + 1 when it was cut). A segment is preallocated to 64 MiB of zeros, so
-// appends never change the file size and fdatasync flushes data only; when a
-// write takes it past 64 MiB it is truncated to its real length and a new one
-// is cut. A spare preallocated file is kept ready (pipeline.ts); a cut writes
+// + 1 when it was cut). A segment is preallocated to 64 MiB (of zeros, except
+// the first, which is sparse), so appends never change the file size and
+// fdatasync flushes data only; when a write takes it past 64 MiB it is
+// truncated to its real length and a new one is cut. A spare preallocated
+// file is made ready once the current one is half full (pipeline.ts); a cut writes
 // the header into it, fsyncs and renames it, so a segment that exists always
 // has its complete header.
 //
@@ -65,7 +66,7 @@ import {
   isEmptyHardState,
 } from './record';
 import { SegmentPipeline } from './pipeline';
-import { readLog, segmentsFor } from './logReader';
+import { readLog, segmentsFor, type SegmentReads } from './logReader';
 import { endOfNonZero } from './reader';
 import {
   type SegmentName,
@@ -89,6 +90,8 @@ export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
 export interface WalOptions {
   /** Preallocated size; a segment is cut once a write passes it (default 64 MiB). */
   segmentBytes?: number;
+  /** Files validSnapshotRefs read just before, reused by open instead of read again. */
+  reads?: SegmentReads;
 }
 
 export interface WalContents {
@@ -119,7 +122,16 @@ export class Wal {
     private hardState: HardState,
   ) {
     this.pipeline = new SegmentPipeline(dir, segmentBytes);
-    this.pipeline.start();
+  }
+
+  /**
+   * The spare segment is prepared once the current one is half full, not at
+   * open: writing its 64 MB of zeros costs a fifth of a second of CPU and
+   * disk, which three members starting together would otherwise pay before
+   * their first election. Half a segment of appends leaves it ample time.
+   */
+  private prepareSpareWhenDue(): void {
+    if (this.offset >= this.segmentBytes / 2) this.pipeline.start();
   }
 
   /**
@@ -129,14 +141,20 @@ export class Wal {
    * just before a crash — whose marker never reached the log — is not picked.
    * Read-only: a torn tail is ignored, not repaired.
    */
-  static validSnapshotRefs(dir: string): WalSnapshotRef[] {
+  static validSnapshotRefs(dir: string, reads?: SegmentReads): WalSnapshotRef[] {
     const { segs } = segmentsFor(dir, Infinity);
     const refs: WalSnapshotRef[] = [];
     let commit = 0;
-    readLog(dir, segs, 0, (r) => {
-      if (r.type === RecordType.Snapshot) refs.push(decodeSnapshot(r.payload));
-      if (r.type === RecordType.State) commit = decodeState(r.payload).commit;
-    });
+    readLog(
+      dir,
+      segs,
+      0,
+      (r) => {
+        if (r.type === RecordType.Snapshot) refs.push(decodeSnapshot(r.payload));
+        if (r.type === RecordType.State) commit = decodeState(r.payload).commit;
+      },
+      reads,
+    );
     return refs.filter((ref) => ref.index <= commit || ref.index === 0);
   }
 
@@ -153,7 +171,7 @@ export class Wal {
     removeTmpFiles(dir);
     const seg = { seq: 0, index: 0, name: segmentName(0, 0) };
     const header = new BatchEncoder().crc(0).metadata(metadata).snapshot({ index: 0, term: 0 }).finish(0);
-    const fd = await writeNewSegment(dir, seg.name, header.bytes, segmentBytes);
+    const fd = await writeFirstSegment(dir, seg.name, header.bytes, segmentBytes);
     if (madeDir) await fsyncDir(dirname(dir));
     const md = new Uint8Array(metadata);
     return new Wal(dir, md, segmentBytes, [seg], fd, header.bytes.length, header.crc, 0, EMPTY_STATE);
@@ -200,7 +218,7 @@ export class Wal {
         default:
           throw new Error(`unknown record type ${r.type}`);
       }
-    });
+    }, opts.reads);
     if (!matched) throw new Error(`wal: snapshot not found: no marker for index ${from.index} term ${from.term}`);
     if (!metadata) throw new Error(`wal: no metadata record in ${dir}`);
 
@@ -232,6 +250,7 @@ export class Wal {
       await this.append(enc, sync);
       if (entries.length > 0) this.lastIndex = entries[entries.length - 1].index;
       if (withState) this.hardState = { ...hardState };
+      this.prepareSpareWhenDue();
       if (this.offset >= this.segmentBytes) await this.cut();
     });
   }
@@ -241,6 +260,7 @@ export class Wal {
     return this.enqueue(async () => {
       await this.append(new BatchEncoder().snapshot(ref), true);
       if (ref.index > this.lastIndex) this.lastIndex = ref.index;
+      this.prepareSpareWhenDue();
       if (this.offset >= this.segmentBytes) await this.cut();
     });
   }
@@ -336,13 +356,20 @@ export class Wal {
   }
 }
 
-/** Writes a complete segment as `<name>.tmp`, preallocates, fsyncs, renames; returns its fd. */
-async function writeNewSegment(dir: string, name: string, header: Buffer, segmentBytes: number): Promise<number> {
+/**
+ * Writes a new log's first segment as `<name>.tmp`, reserves its size,
+ * fsyncs, renames; returns its fd. The size is only extended (sparse, etcd's
+ * own fallback where fallocate is missing), not written as zeros like the
+ * spares (pipeline.ts): a member's very first start then writes no 64 MB
+ * before it can elect, and appends into this one segment cost a few percent
+ * more (bench/wal.bench.ts).
+ */
+async function writeFirstSegment(dir: string, name: string, header: Buffer, segmentBytes: number): Promise<number> {
   const tmp = join(dir, `${name}.tmp`);
   const fd = await openFd(tmp, 'w+');
   try {
     await writeAllAt(fd, header, 0);
-    await preallocate(fd, header.length, segmentBytes);
+    await ftruncate(fd, Math.max(header.length, segmentBytes));
     await fsyncFd(fd);
     fs.renameSync(tmp, join(dir, name));
     await fsyncDir(dir);
@@ -355,7 +382,7 @@ async function writeNewSegment(dir: string, name: string, header: Buffer, segmen
 
 /** Zeroes whatever follows the last good record and restores the preallocation. */
 async function repairTail(fd: number, buf: Buffer, end: number, fileSize: number, segmentBytes: number): Promise<void> {
-  // buf holds every non-zero byte of the file, so this is the file's dirty end.
+  // buf holds every non-zero byte read (segmentFile.ts), so this is the file's dirty end.
   const dirtyEnd = endOfNonZero(buf, end);
   if (dirtyEnd > end) await writeAllAt(fd, Buffer.alloc(dirtyEnd - end), end);
   const size = Math.max(fileSize, segmentBytes);

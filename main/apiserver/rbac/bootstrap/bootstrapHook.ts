@@ -54,7 +54,11 @@ async function ensure(env: ServerEnv, resource: string, obj: KObject, existing: 
   counts.updated++;
 }
 
-/** Runs fn over items, at most `limit` at a time (each create is an etcd quorum write: in sequence ~200 of them are slow). */
+/**
+ * Runs fn over items, at most `limit` at a time. Each create is an etcd
+ * quorum write: one after another, the ~120 of a first start took most of a
+ * second; in flight together, Raft persists and commits them in a few batches.
+ */
 async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -67,17 +71,18 @@ async function ensureAll(env: ServerEnv, resource: string, objs: KObject[], reco
   // One consistent list instead of a read per object.
   const listed = await env.storageFor(resource, RBAC_GROUP).getList(prefixOf(env, resource, RBAC_GROUP));
   const existing = new Map(listed.items.map((o) => [`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o]));
-  await eachLimited(objs, 16, (o) => ensure(env, resource, o, existing.get(`${o.metadata.namespace ?? ''}/${o.metadata.name}`), reconcile, counts));
+  await eachLimited(objs, 64, (o) => ensure(env, resource, o, existing.get(`${o.metadata.namespace ?? ''}/${o.metadata.name}`), reconcile, counts));
 }
 
 export async function ensureBootstrapPolicy(env: ServerEnv): Promise<Counts> {
   const p = bootstrapPolicy();
   const counts: Counts = { created: 0, updated: 0, unchanged: 0 };
   // Roles before the bindings that name them.
-  await ensureAll(env, 'clusterroles', p.clusterRoles, reconcileRole, counts);
-  await ensureAll(env, 'roles', p.roles, reconcileRole, counts);
-  await ensureAll(env, 'clusterrolebindings', p.clusterRoleBindings, reconcileBinding, counts);
-  await ensureAll(env, 'rolebindings', p.roleBindings, reconcileBinding, counts);
+  await Promise.all([ensureAll(env, 'clusterroles', p.clusterRoles, reconcileRole, counts), ensureAll(env, 'roles', p.roles, reconcileRole, counts)]);
+  await Promise.all([
+    ensureAll(env, 'clusterrolebindings', p.clusterRoleBindings, reconcileBinding, counts),
+    ensureAll(env, 'rolebindings', p.roleBindings, reconcileBinding, counts),
+  ]);
   return counts;
 }
 

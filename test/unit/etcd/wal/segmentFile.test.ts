@@ -15,8 +15,12 @@ describe('SegmentFile', () => {
   const cases: { name: string; size: number; nonZeroAt: number[]; wantDataEnd: number }[] = [
     { name: 'all zeros', size: 3 * MB, nonZeroAt: [], wantDataEnd: 0 },
     { name: 'records at the start only', size: 3 * MB, nonZeroAt: [0, 100], wantDataEnd: 101 },
-    { name: 'a stray byte two chunks on', size: 3 * MB, nonZeroAt: [5, 2 * MB + 7], wantDataEnd: 2 * MB + 8 },
-    { name: 'the last byte of the file', size: MB + 3, nonZeroAt: [MB + 2], wantDataEnd: MB + 3 },
+    // Reading stops at the first all-zero chunk; the byte past it is read only when asked for.
+    { name: 'a stray byte past an all-zero chunk', size: 3 * MB, nonZeroAt: [5, 2 * MB + 7], wantDataEnd: 6 },
+    { name: 'data in every chunk', size: 3 * MB, nonZeroAt: [5, MB + 1, 2 * MB + 7], wantDataEnd: 2 * MB + 8 },
+    { name: 'the last byte of the file', size: MB + 3, nonZeroAt: [0, MB + 2], wantDataEnd: MB + 3 },
+    // A segment's records start at offset 0: a first chunk of zeros ends the read (the scan then finds no header).
+    { name: 'nothing in the first chunk', size: MB + 3, nonZeroAt: [MB + 2], wantDataEnd: 0 },
     { name: 'an empty file', size: 0, nonZeroAt: [], wantDataEnd: 0 },
   ];
   for (const c of cases) {
@@ -63,5 +67,28 @@ describe('Wal.open over the zero tail', () => {
     expect(again.entries.map((e) => e.index)).toEqual([1, 2, 3]);
     expect(again.hardState.commit).toBe(3);
     await again.wal.close();
+  });
+
+  it('reads on past a record whose payload holds whole chunks of zeros, and the records after it', async () => {
+    const dir = dirs.make();
+    const big = new Uint8Array(3 * MB);
+    big[0] = 7;
+    big[big.length - 1] = 9;
+    const entries: Entry[] = [
+      { term: 1, index: 1, type: EntryType.Normal, data: big },
+      { term: 1, index: 2, type: EntryType.Normal, data: new Uint8Array([4, 5]) },
+    ];
+    const w = await Wal.create(dir, Buffer.from('meta'), { segmentBytes: 8 * MB });
+    await w.save({ term: 1, vote: 1n, commit: 2 }, entries, true);
+    await w.close();
+
+    expect(SegmentFile.read(join(dir, walFiles(dir)[0])).dataEnd).toBeLessThan(2 * MB); // stopped at a chunk of the payload's zeros
+    const opened = await Wal.open(dir, { index: 0, term: 0 }, { segmentBytes: 8 * MB });
+    expect(opened.entries.map((e) => [e.index, e.data.length, e.data[0], e.data[e.data.length - 1]])).toEqual([
+      [1, big.length, 7, 9],
+      [2, 2, 4, 5],
+    ]);
+    expect(opened.hardState.commit).toBe(2);
+    await opened.wal.close();
   });
 });
