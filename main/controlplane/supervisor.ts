@@ -273,8 +273,7 @@ export class Supervisor implements RunningPlane {
       const pki = await ensureClusterPki(pkiFor(this.clusterOpts, this.layout).dir, this.layout.map((m) => m.name));
       this.renewedAtStart = await renewExpiring(this.o.dataDir, RENEW_WITHIN_DAYS);
       writeWhole(this.envFile, etcdctlEnv(this.layout, pki), 0o600);
-      await this.setUpApiServer();
-      this.steps.done('pki', this.apiLayoutValue ? `${pki.dir}, kubeconfig ${this.apiLayoutValue.kubeconfig}` : pki.dir);
+      this.steps.done('pki', pki.dir);
     } catch (err) {
       this.steps.fail('pki', (err as Error).message);
       return false;
@@ -284,6 +283,14 @@ export class Supervisor implements RunningPlane {
     this.steps.begin('members', this.layout.map((m) => m.clientUrl).join(', '));
     this.startMembers();
     this.steps.done('members', this.layout.map((m) => `${m.name} pid ${this.process(m.name).pid ?? '?'}`).join(', '));
+    // The members need only the cluster PKI: the API server's (a dozen more
+    // keys on a first start) and its kubeconfig are made while they load.
+    try {
+      await this.setUpApiServer();
+    } catch (err) {
+      this.steps.fail('apiserver', `API server PKI: ${(err as Error).message}`);
+      return false;
+    }
     // The API server boots (loads, reads its PKI, builds its registry) while
     // the members elect a leader; it retries etcd until one answers.
     const apiReady = this.apiserver ? this.startApiServer(deadline) : Promise.resolve(true);

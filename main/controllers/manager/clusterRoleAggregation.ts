@@ -19,7 +19,9 @@ export const CLUSTERROLES: ResourceRef = { group: 'rbac.authorization.k8s.io', v
 export function startClusterRoleAggregationController(ctx: ControllerContext): void {
   const rest = ctx.clients.rest;
   const inf = ctx.informers.informer<ClusterRole>(CLUSTERROLES);
-  const queue = runQueue(ctx, 'clusterrole-aggregation', sync, 1);
+  // Five workers, as kube-controller-manager runs it: admin, edit and view
+  // (and the roles feeding them) patch together instead of one after another.
+  const queue = runQueue(ctx, 'clusterrole-aggregation', sync, 5);
   const enqueueAll = () => {
     for (const r of inf.list()) if (r.aggregationRule) queue.add(r.metadata.name!);
   };
