@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
+import { buildInfo } from './scripts/buildInfo.mjs';
 
 // `pilothouse` (package.json bin → out/main/cli.js) must start with a shebang
 // and be executable so `npx pilothouse` works. Added after every other
@@ -25,6 +26,7 @@ function cliShebang(): Plugin {
 export default defineConfig({
   main: {
     plugins: [cliShebang()],
+    define: { __PILOTHOUSE_BUILD__: JSON.stringify(buildInfo()) },
     build: {
       outDir: 'out/main',
       // Every package is bundled into the chunks instead of loaded from

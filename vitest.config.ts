@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { buildInfo } from './scripts/buildInfo.mjs';
 
 export default defineConfig({
+  define: { __PILOTHOUSE_BUILD__: JSON.stringify(buildInfo()) },
   test: {
     exclude: ['test/e2e/**', 'node_modules/**'],
     testTimeout: 30_000,

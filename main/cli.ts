@@ -14,7 +14,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { PILOTHOUSE_VERSION } from './common/version';
+import { versionLine } from './common/version';
 
 type SetExitCode = (code: number) => void;
 type Register = (program: Command, setExitCode: SetExitCode, cliPath: string) => void;
@@ -34,7 +34,7 @@ const SUBCOMMANDS: Record<string, () => Promise<Register>> = {
 async function buildProgram(names: string[], setExitCode: SetExitCode): Promise<Command> {
   const program = new Command('pilothouse')
     .description('Pilothouse: an etcd-compatible Raft cluster and its operations console')
-    .version(PILOTHOUSE_VERSION);
+    .version(versionLine());
 
   program
     .command('etcd')

@@ -3,9 +3,10 @@
 // the log once serving, graceful stop and exit 0 on SIGTERM/SIGINT.
 
 import { startMember } from '../etcd/server/index';
+import { DataFormatError } from '../etcd/server/dataFormat';
 import { TlsFileError } from '../etcd/server/tlsFiles';
 import { etcdUsage, FlagError, parseEtcdFlags } from './etcdFlags';
-import { PILOTHOUSE_VERSION } from '../common/version';
+import { BUILD_INFO, PILOTHOUSE_VERSION, shortCommit } from '../common/version';
 
 /** Runs until a signal stops the member; returns the process exit code. */
 export async function runEtcdCommand(argv: string[]): Promise<number> {
@@ -23,10 +24,12 @@ export async function runEtcdCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (parsed.kind === 'version') {
-    process.stdout.write(`pilothouse etcd Version: ${PILOTHOUSE_VERSION}\nAPI: etcd 3.4 (v3 gRPC)\nNode Version: ${process.version}\n`);
+    process.stdout.write(`pilothouse etcd Version: ${PILOTHOUSE_VERSION}\nGit SHA: ${shortCommit()}\nAPI: etcd 3.4 (v3 gRPC)\nNode Version: ${process.version}\n`);
     return 0;
   }
   for (const w of parsed.warnings) process.stderr.write(`${w}\n`);
+  // etcd logs its version and build first thing; so does a member here.
+  process.stderr.write(`etcdmain: pilothouse etcd Version: ${PILOTHOUSE_VERSION}\netcdmain: Git SHA: ${shortCommit()}\netcdmain: built: ${BUILD_INFO.buildDate}\netcdmain: Node Version: ${process.version}\n`);
 
   // Listen before starting, so a signal during startup still stops cleanly.
   const signalled = new Promise<NodeJS.Signals>((resolve) => {
@@ -37,7 +40,7 @@ export async function runEtcdCommand(argv: string[]): Promise<number> {
   try {
     member = await startMember(parsed.config);
   } catch (err) {
-    if (!(err instanceof TlsFileError)) throw err;
+    if (!(err instanceof TlsFileError || err instanceof DataFormatError)) throw err;
     process.stderr.write(`etcdmain: ${err.message}\n`);
     return 1;
   }

@@ -3,7 +3,7 @@
 // pre-release tag naming Pilothouse's own version (valid semver; kubectl 1.32
 // sees no minor skew).
 
-import { PILOTHOUSE_VERSION } from '../../common/version';
+import { BUILD_INFO, PILOTHOUSE_VERSION } from '../../common/version';
 
 export const KUBE_MAJOR = '1';
 export const KUBE_MINOR = '32';
@@ -14,9 +14,10 @@ export function versionInfo(): Record<string, string> {
     major: KUBE_MAJOR,
     minor: KUBE_MINOR,
     gitVersion: GIT_VERSION,
-    gitCommit: '0000000000000000000000000000000000000000',
-    gitTreeState: 'clean',
-    buildDate: '2026-11-30T00:00:00Z',
+    // The Pilothouse build's, as kube's are its own build's.
+    gitCommit: BUILD_INFO.commit,
+    gitTreeState: BUILD_INFO.treeState,
+    buildDate: BUILD_INFO.buildDate,
     goVersion: `node${process.versions.node}`,
     compiler: 'tsc',
     platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,

@@ -10,9 +10,10 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { EtcdServer } from './etcdServer';
 import { applyCors } from './cors';
 import { gatewayRoute, serveGateway, type ServiceImplementations } from './jsonGateway';
+import { CLUSTER_VERSION, SERVER_VERSION } from './etcdVersion';
 
 /** The /version answer. The cluster version is the minor the cluster agreed on. */
-export const VERSION_BODY = JSON.stringify({ etcdserver: '3.4.23', etcdcluster: '3.4.0' });
+export const VERSION_BODY = JSON.stringify({ etcdserver: SERVER_VERSION, etcdcluster: CLUSTER_VERSION });
 
 const TEXT = 'text/plain; charset=utf-8';
 

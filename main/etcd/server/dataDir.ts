@@ -15,6 +15,7 @@ import { MemoryStorage } from '../raft/memoryStorage';
 import type { Peer } from '../raft/config';
 import type { MemberId, Snapshot } from '../raft/types';
 import { Snapshotter, Wal, type SegmentReads } from '../wal/index';
+import { checkDataFormat, recordDataFormat } from './dataFormat';
 import { computeClusterId, computeMemberId } from './ids';
 import { encodeMemberContext } from './membership';
 import { joinExistingCluster } from './joinCluster';
@@ -83,7 +84,10 @@ export function initialMembers(config: MemberConfig): { id: MemberId; name: stri
 }
 
 export async function openDataDir(config: MemberConfig, peerTls?: PeerTlsOptions): Promise<OpenedDataDir> {
+  // Before anything touches the dir: a newer build's data is left as it is.
+  checkDataFormat(config.dataDir);
   makePrivateDataDir(config.dataDir);
+  recordDataFormat(config.dataDir);
   const wdir = walDir(config.dataDir);
   const snapshotter = new Snapshotter(snapDir(config.dataDir));
   if (Wal.exists(wdir)) return restart(wdir, snapshotter);

@@ -32,8 +32,9 @@ export interface MaintenanceDeps {
   heartbeatMs: number;
 }
 
-/** The etcd release whose API and behaviour the member follows (Status version). */
-export const SERVER_VERSION = '3.4.23';
+import { SERVER_VERSION } from '../api/etcdVersion';
+
+export { SERVER_VERSION };
 
 export class Maintenance {
   constructor(private readonly d: MaintenanceDeps) {}

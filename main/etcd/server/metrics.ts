@@ -3,6 +3,8 @@
 // Registry per member (several members can share a process in tests).
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BUILD_INFO } from '../../common/version';
+import { CLUSTER_VERSION_LABEL, SERVER_VERSION } from '../api/etcdVersion';
 
 export class MemberMetrics {
   readonly registry = new Registry();
@@ -24,6 +26,13 @@ export class MemberMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // etcd's version gauges (always 1; the labels carry the value), and this build's.
+    new Gauge({ name: 'etcd_server_version', help: 'Which version is running. 1 for \'server_version\' label with current version.', labelNames: ['server_version'], registers: [this.registry] }).set({ server_version: SERVER_VERSION }, 1);
+    new Gauge({ name: 'etcd_cluster_version', help: 'Which version is running. 1 for \'cluster_version\' label with current cluster version', labelNames: ['cluster_version'], registers: [this.registry] }).set({ cluster_version: CLUSTER_VERSION_LABEL }, 1);
+    new Gauge({ name: 'pilothouse_build_info', help: 'The Pilothouse build a member runs. Always 1.', labelNames: ['version', 'commit', 'tree_state', 'build_date'], registers: [this.registry] }).set(
+      { version: BUILD_INFO.version, commit: BUILD_INFO.commit, tree_state: BUILD_INFO.treeState, build_date: BUILD_INFO.buildDate },
+      1,
+    );
   }
 
   private gauge(name: string, help: string): Gauge {

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { encodeConfChange } from '../raft/confChangeCodec';
 import { ConfChangeType, EntryType, type Entry, type Snapshot } from '../raft/types';
 import { encodeWalMetadata, makePrivateDataDir } from '../server/dataDir';
+import { recordDataFormat } from '../server/dataFormat';
 import { computeClusterId, computeMemberId } from '../server/ids';
 import { encodeMemberContext, Membership } from '../server/membership';
 import { encodeSnapshotData } from '../server/snapshotData';
@@ -108,6 +109,7 @@ export async function restoreSnapshot(o: RestoreOptions): Promise<RestoredMember
   };
 
   makePrivateDataDir(o.dataDir);
+  recordDataFormat(o.dataDir);
   const wal = await Wal.create(join(o.dataDir, 'member', 'wal'), encodeWalMetadata(memberId, clusterId));
   try {
     await wal.save({ term: 1, vote: members[0]!.id, commit: index }, entries, true);

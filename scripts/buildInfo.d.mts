@@ -1,0 +1,1 @@
+export function buildInfo(): { version: string; commit: string; treeState: string; buildDate: string };
