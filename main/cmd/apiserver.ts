@@ -10,6 +10,8 @@ import { allResources } from '../apiserver/registry/index';
 import { openApiDocument, openApiIndex, openApiV2 } from '../apiserver/discovery/openapi';
 import { apiServerOptionGroups } from '../apiserver/options/index';
 import { guardProcess } from '../apiserver/server/processGuard';
+import { GIT_VERSION } from '../apiserver/discovery/version';
+import { versionLine } from '../common/version';
 
 export function registerApiServerCommand(program: Command, setExitCode: (code: number) => void): void {
   const cmd = program.command('apiserver').description('run the Kubernetes API server (kube-apiserver flags) over the etcd cluster');
@@ -50,6 +52,8 @@ export async function runApiServerCommand(flags: Record<string, unknown>): Promi
     process.stderr.write(`Error: ${(err as Error).message}\n`);
     return 1;
   }
+  // kube-apiserver logs its version first thing; this one names its build too.
+  process.stderr.write(`apiserver: Version: ${GIT_VERSION} (pilothouse ${versionLine()})\n`);
   const signalled = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

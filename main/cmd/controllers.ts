@@ -17,6 +17,7 @@ import { waitForApiServer } from '../client/kube/waitForApiServer';
 import { COMPONENT_GROUPS, runGroup, type ComponentGroup, type ProgramDeps } from '../controllers/index';
 import { parseGoDurationStrict } from '../common/goDuration';
 import { clusterPkiPaths } from '../common/pki/clusterPki';
+import { versionLine } from '../common/version';
 import { ensureComponentPki } from '../common/pki/componentPki';
 import { kubePkiPaths } from '../common/pki/kubePki';
 
@@ -182,7 +183,7 @@ export async function runControllersCommand(f: ControllersFlags): Promise<number
   const groups: ComponentGroup[] = COMPONENT_GROUPS.filter((g) => wanted.has(g.name));
   await waitUntilApiServerReady(paths.admin, ctl.signal, log);
   if (ctl.signal.aborted) return 0;
-  log('controllers', `running ${groups.map((g) => g.name).join(', ')}; nodes ${nodeNames.join(', ')}`);
+  log('controllers', `running ${groups.map((g) => g.name).join(', ')}; nodes ${nodeNames.join(', ')} (pilothouse ${versionLine()})`);
   // The process lives until a signal, even while every component is only waiting on a socket.
   const keepAlive = setInterval(() => {}, 1 << 30);
   ctl.signal.addEventListener('abort', () => clearInterval(keepAlive), { once: true });
