@@ -41,8 +41,8 @@ export type * from './shapes';
 // ---------------------------------------------------------------- calls
 
 export interface BridgeCalls {
-  /** Pilothouse's version and the runtime the console runs in. */
-  version(): { pilothouse: string; runtime: 'electron' | 'web'; versions: Record<string, string> };
+  /** Pilothouse's version and commit ("1a2b3c4", "-dirty" when built with changes), and the runtime the console runs in. */
+  version(): { pilothouse: string; commit: string; runtime: 'electron' | 'web'; versions: Record<string, string> };
 
   /** Topology, process states, members and the one-line health. */
   overview(): ClusterOverview;

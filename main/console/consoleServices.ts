@@ -10,7 +10,7 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { BridgeHandlers, ClusterOverview, EventSink, MemberStatus } from '../../preload/contract';
-import { PILOTHOUSE_VERSION } from '../common/version';
+import { PILOTHOUSE_VERSION, shortCommit } from '../common/version';
 import { notPossible, type ConsoleCluster } from './cluster';
 import { EmbeddedCluster } from './embeddedCluster';
 import { killLeaderExperiment } from './failoverExperiment';
@@ -192,6 +192,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
   const handlers: BridgeHandlers = {
     version: () => ({
       pilothouse: PILOTHOUSE_VERSION,
+      commit: shortCommit(),
       runtime: opts.runtime,
       versions: Object.fromEntries(Object.entries(process.versions).filter((e): e is [string, string] => typeof e[1] === 'string')),
     }),

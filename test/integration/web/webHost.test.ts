@@ -35,7 +35,7 @@ const sockets = new BridgeSockets();
 // /bin/sh, not a login bash: a login bash runs the machine's profile, which may be slow (pyenv) and, when a test ends the shell mid-way, can leave a lock that stalls every later shell.
 const terminals = new TerminalService({ env: { ETCDCTL_API: '3' }, cwd: dir, events: sockets, shell: '/bin/sh' });
 const handlers = {
-  version: () => ({ pilothouse: '0.1.0', runtime: 'web', versions: { node: process.versions.node } }),
+  version: () => ({ pilothouse: '0.1.0', commit: '1a2b3c4', runtime: 'web', versions: { node: process.versions.node } }),
   members: () => {
     throw new Error('etcdserver: no leader');
   },
@@ -187,7 +187,7 @@ describe('WebSocket /bridge', () => {
         t: 'result',
         id: 1,
         ok: true,
-        value: { pilothouse: '0.1.0', runtime: 'web', versions: { node: process.versions.node } },
+        value: { pilothouse: '0.1.0', commit: '1a2b3c4', runtime: 'web', versions: { node: process.versions.node } },
       });
       expect(await rawCall(ws, { t: 'call', id: 2, name: 'members', args: [] })).toEqual({ t: 'result', id: 2, ok: false, error: 'etcdserver: no leader' });
       expect(await rawCall(ws, { t: 'call', id: 3, name: 'deleteEverything', args: [] })).toEqual({ t: 'result', id: 3, ok: false, error: 'unknown bridge call "deleteEverything"' });

@@ -117,7 +117,7 @@ function fakeServices() {
     events = o.events;
     return {
       handlers: {
-        version: () => ({ pilothouse: 'x', runtime: 'electron', versions: {} }),
+        version: () => ({ pilothouse: 'x', commit: 'x', runtime: 'electron', versions: {} }),
         openTerminal: () => ({ id: 't1', title: 'bash 1', missingTools: [] }),
         closeTerminal: (r: { id: string }) => void log.push(`close ${r.id}`),
       } as unknown as BridgeHandlers,

@@ -6,7 +6,7 @@ function fakeTerminals() {
   const closed: string[] = [];
   let n = 0;
   const handlers = {
-    version: () => ({ pilothouse: 'x', runtime: 'electron', versions: {} }),
+    version: () => ({ pilothouse: 'x', commit: 'x', runtime: 'electron', versions: {} }),
     openTerminal: () => ({ id: `t${++n}`, title: `bash ${n}`, missingTools: [] }),
     closeTerminal: (req: { id: string }) => void closed.push(req.id),
   } as unknown as BridgeHandlers;

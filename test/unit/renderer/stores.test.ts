@@ -326,7 +326,7 @@ describe('logs store', () => {
 describe('overview store', () => {
   it('loads once, then follows the overview stream; pidOf reads the supervisor state', async () => {
     const o = { mode: 'embedded' as const, components: [{ id: 'm1', kind: 'etcd' as const, state: 'running' as const, pid: 77, restarts: 0 }], members: [], summary: 'starting', health: 'starting' as const };
-    const f = fakeBridge({ overview: () => o, startupProgress: () => [{ id: 'pki', label: 'PKI', state: 'running' }], version: () => ({ pilothouse: '0.1.0', runtime: 'web', versions: {} }) });
+    const f = fakeBridge({ overview: () => o, startupProgress: () => [{ id: 'pki', label: 'PKI', state: 'running' }], version: () => ({ pilothouse: '0.1.0', commit: '1a2b3c4', runtime: 'web', versions: {} }) });
     provideBridge(f.bridge);
     const s = useOverviewStore();
     s.connect();

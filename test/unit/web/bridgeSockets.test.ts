@@ -18,7 +18,7 @@ describe('parseWireCall', () => {
 
 describe('dispatchCall', () => {
   const handlers = {
-    version: () => ({ pilothouse: '0.1.0', runtime: 'web', versions: {} }),
+    version: () => ({ pilothouse: '0.1.0', commit: '1a2b3c4', runtime: 'web', versions: {} }),
     logs: async (req: { component: string }) => [{ component: req.component, seq: 1, at: 'now', stream: 'stdout', text: 'hi' }],
     terminalInput: () => undefined,
     members: () => {
@@ -26,7 +26,7 @@ describe('dispatchCall', () => {
     },
   } as unknown as BridgeHandlers;
   const cases = [
-    { name: 'sync value', call: { name: 'version', args: [] }, want: { ok: true, value: { pilothouse: '0.1.0', runtime: 'web', versions: {} } } },
+    { name: 'sync value', call: { name: 'version', args: [] }, want: { ok: true, value: { pilothouse: '0.1.0', commit: '1a2b3c4', runtime: 'web', versions: {} } } },
     { name: 'async value with args', call: { name: 'logs', args: [{ component: 'm1' }] }, want: { ok: true, value: [{ component: 'm1', seq: 1, at: 'now', stream: 'stdout', text: 'hi' }] } },
     { name: 'void becomes null', call: { name: 'terminalInput', args: [{ id: 't1', data: 'x' }] }, want: { ok: true, value: null } },
     { name: 'thrown error', call: { name: 'members', args: [] }, want: { ok: false, error: 'etcdserver: no leader' } },
