@@ -29,6 +29,7 @@ const SUBCOMMANDS: Record<string, () => Promise<Register>> = {
   controllers: async () => (await import('./cmd/controllers')).registerControllersCommand,
   'example-webhook': async () => (await import('./cmd/exampleWebhook')).registerExampleWebhookCommand,
   web: async () => (await import('./cmd/web')).registerWebCommand,
+  upgrade: async () => (await import('./cmd/upgrade')).registerUpgradeCommand,
 };
 
 async function buildProgram(names: string[], setExitCode: SetExitCode): Promise<Command> {

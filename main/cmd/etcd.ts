@@ -3,7 +3,7 @@
 // the log once serving, graceful stop and exit 0 on SIGTERM/SIGINT.
 
 import { startMember } from '../etcd/server/index';
-import { DataFormatError } from '../etcd/server/dataFormat';
+import { DATA_FORMAT, DataFormatError } from '../etcd/server/dataFormat';
 import { TlsFileError } from '../etcd/server/tlsFiles';
 import { etcdUsage, FlagError, parseEtcdFlags } from './etcdFlags';
 import { BUILD_INFO, PILOTHOUSE_VERSION, shortCommit } from '../common/version';
@@ -24,7 +24,9 @@ export async function runEtcdCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (parsed.kind === 'version') {
-    process.stdout.write(`pilothouse etcd Version: ${PILOTHOUSE_VERSION}\nGit SHA: ${shortCommit()}\nAPI: etcd 3.4 (v3 gRPC)\nNode Version: ${process.version}\n`);
+    process.stdout.write(
+      `pilothouse etcd Version: ${PILOTHOUSE_VERSION}\nGit SHA: ${shortCommit()}\nAPI: etcd 3.4 (v3 gRPC)\nData format: ${DATA_FORMAT}\nNode Version: ${process.version}\n`,
+    );
     return 0;
   }
   for (const w of parsed.warnings) process.stderr.write(`${w}\n`);
