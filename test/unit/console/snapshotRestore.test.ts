@@ -61,7 +61,7 @@ describe('restoring the embedded cluster', () => {
     expect(calls).toEqual(['stop', 'start']);
     for (const m of ['m1', 'm2', 'm3']) {
       expect(existsSync(join(dir, m, 'old-marker'))).toBe(false);
-      expect(readdirSync(join(dir, m, 'member')).sort()).toEqual(['snap', 'wal']);
+      expect(readdirSync(join(dir, m, 'member')).sort()).toEqual(['pilothouse-format', 'snap', 'wal']);
     }
     expect(readdirSync(dir).filter((n) => n.includes('.bak-'))).toEqual([]);
     expect(events.at(-1)).toEqual({ step: 'serving', state: 'done', detail: '17 keys at revision 105', clusterId: out.clusterId, keys: 17 });
