@@ -15,7 +15,9 @@
 // limit (restartPolicy.ts), each exit and restart said on stderr. SIGHUP
 // restarts the components in turn (rollingRestart.ts; DIR/controlplane.pid
 // names the process to send it to); Ctrl-C / SIGTERM stops them all and
-// exits 0. Each component's output goes to DIR/logs/<name>.log.
+// exits 0. Each component's output goes to DIR/logs/<name>.log. DIR/control.sock
+// lets `pilothouse upgrade apply` replace a component's program or flags
+// (controlSocket.ts); DIR/components.json keeps what it was given.
 
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -27,6 +29,7 @@ import type { CrashDecision } from '../controlplane/restartPolicy';
 import { DEFAULT_RESTART } from '../controlplane/restartPolicy';
 import type { LifecycleEvent } from '../controlplane/supervisedProcess';
 import { Supervisor } from '../controlplane/supervisor';
+import { serveControlSocket } from '../controlplane/controlSocket';
 import { CONTROLLER_NODES } from '../controlplane/programs';
 import { intOption } from '../common/intOption';
 import { RENEW_WITHIN_DAYS } from '../common/pki/renewal';
@@ -135,8 +138,10 @@ export async function runUpCommand(opts: UpOptions, cliPath: string): Promise<nu
     say('SIGHUP: restarting the components in turn');
     void sup.restartInTurn((line) => (line === 'components restarted' ? say(line) : warn(line)));
   };
+  let control: { close(): Promise<void> } | undefined;
   const stop = async (): Promise<void> => {
     process.off('SIGHUP', onHup);
+    await control?.close();
     await sup.dispose();
     await logs.dispose();
     release();
@@ -144,6 +149,12 @@ export async function runUpCommand(opts: UpOptions, cliPath: string): Promise<nu
 
   // From the start: SIGHUP's default action would end up and orphan the components.
   process.on('SIGHUP', onHup);
+  // Tools that replace components (an upgrade) ask through DIR/control.sock.
+  try {
+    control = await serveControlSocket(sup, dataDir);
+  } catch (err) {
+    warn(`no control socket (${(err as Error).message}): \`pilothouse upgrade apply\` cannot reach this plane`);
+  }
   const t0 = Date.now();
   const started = sup.start(opts.readyTimeoutMs ?? 60_000);
   const first = await Promise.race([started, signalled.then(() => 'signal' as const)]);

@@ -40,6 +40,7 @@ import type { LogStore } from './logStore';
 import { planeSteps, StartupSteps } from './startupSteps';
 import { SupervisedProcess, type Clock, type CommandLineChange, type LifecycleEvent, type Spawner } from './supervisedProcess';
 import type { RestartPolicyOptions } from './restartPolicy';
+import { effectiveCommandLine, readOverrides, recordOverride, type CommandLine, type ComponentOverrides } from './componentOverrides';
 
 export interface SupervisorOptions {
   dataDir: string;
@@ -89,8 +90,12 @@ export class Supervisor implements RunningPlane {
   /** Certificates renewed at the last start because they were within RENEW_WITHIN_DAYS of expiry. */
   renewedAtStart: string[] = [];
   private rolling: Promise<boolean> | undefined;
+  /** Each component's command line as the layout gives it (what an override is recorded against). */
+  private readonly layoutCommandLines = new Map<string, CommandLine>();
+  private readonly overrides: ComponentOverrides;
 
   constructor(private readonly o: SupervisorOptions) {
+    this.overrides = this.loadOverrides();
     this.clusterOpts = {
       dataDir: o.dataDir,
       members: o.members ?? 3,
@@ -106,14 +111,29 @@ export class Supervisor implements RunningPlane {
     }
   }
 
+  private loadOverrides(): ComponentOverrides {
+    try {
+      return readOverrides(this.o.dataDir);
+    } catch (err) {
+      this.o.logs.note('console', `cannot read the recorded command lines (${(err as Error).message}); running the layout's`);
+      return {};
+    }
+  }
+
+  /** A component run with the command line an upgrade last gave it (componentOverrides.ts), else the layout's. */
   private supervised(id: string, kind: ComponentStatus['kind'], url: string, program: Program, args: string[], logFile: string): SupervisedProcess {
     this.o.logs.attachFile(id, logFile);
+    const layout = { program, args };
+    this.layoutCommandLines.set(id, layout);
+    const { commandLine, ignored } = effectiveCommandLine(this.overrides, id, layout);
+    if (ignored) this.o.logs.note(id, ignored);
+    else if (commandLine !== layout) this.o.logs.note(id, `running the command line recorded in ${join(this.o.dataDir, 'components.json')}: ${commandLine.program.command} ${[...commandLine.program.args, ...commandLine.args].join(' ')}`);
     return new SupervisedProcess({
       id,
       kind,
       url,
-      program,
-      args,
+      program: commandLine.program,
+      args: commandLine.args,
       logs: this.o.logs,
       onChange: this.o.onComponentChange,
       onLifecycle: this.o.onLifecycle,
@@ -214,9 +234,22 @@ export class Supervisor implements RunningPlane {
     return this.process(id).resume();
   }
 
-  /** Runs one component with another program or flags, keeping its id, logs and restart policy (restarted if it ran). */
-  replaceComponent(id: string, change: CommandLineChange): Promise<void> {
-    return this.process(id).replace(change);
+  /** The command line the layout gives a component (before any upgrade). */
+  layoutCommandLine(id: string): CommandLine {
+    const c = this.layoutCommandLines.get(id);
+    if (!c) throw new Error(`no component ${id}`);
+    return c;
+  }
+
+  /**
+   * Runs one component with another program or flags, keeping its id, logs
+   * and restart policy (restarted if it ran), and records the new command
+   * line under DIR so the next start of the plane runs it too.
+   */
+  async replaceComponent(id: string, change: CommandLineChange): Promise<void> {
+    const p = this.process(id);
+    await p.replace(change);
+    recordOverride(this.o.dataDir, id, p.commandLine(), this.layoutCommandLine(id));
   }
 
   /** The API server process, created once its PKI exists. */
