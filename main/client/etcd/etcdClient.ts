@@ -41,7 +41,8 @@ export interface TlsFiles {
 export interface EtcdClientOptions {
   /** --etcd-servers: URLs or host:port. */
   endpoints: string[];
-  tls?: TlsFiles;
+  /** The files of the flags, or their PEM contents already read (a caller holding certificates in memory). */
+  tls?: TlsFiles | ChannelTls;
   /** Deadline of one unary attempt (default 10 s). */
   callTimeoutMs?: number;
   /** --etcd-client-transport: our own HTTP/2 client (default) or grpc-js. */
@@ -90,13 +91,13 @@ export function etcdMethod(service: 'KV' | 'Lease' | 'Watch', method: string): M
  */
 const KEEPALIVE: ChannelOptions = { keepaliveTimeMs: 6_000, keepaliveTimeoutMs: 3_000 };
 
-function channelFor(endpoint: string, tls: TlsFiles | undefined, transport: ChannelTransport): Endpoint {
+function channelFor(endpoint: string, tls: TlsFiles | ChannelTls | undefined, transport: ChannelTransport): Endpoint {
   const url = /^[a-z]+:\/\//.test(endpoint) ? endpoint : `http://${endpoint}`;
   const u = new URL(url);
   let pem: ChannelTls | undefined;
   if (u.protocol === 'https:') {
     if (!tls) throw new Error(`etcd endpoint ${endpoint}: https needs --etcd-certfile and --etcd-keyfile`);
-    pem = { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), ca: tls.caFile ? readFileSync(tls.caFile) : undefined };
+    pem = 'certFile' in tls ? { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), ca: tls.caFile ? readFileSync(tls.caFile) : undefined } : tls;
   } else if (u.protocol !== 'http:') throw new Error(`etcd endpoint ${endpoint}: unsupported scheme`);
   const channel = transport === 'grpc-js' ? new GrpcJsChannel(url, pem, KEEPALIVE) : new GrpcChannel(url, pem, KEEPALIVE);
   return { target: u.host, channel };

@@ -31,7 +31,8 @@ export interface RangeResult {
 
 export type Op =
   | { put: { key: string; value: Uint8Array; lease?: bigint } }
-  | { deleteRange: { key: string } }
+  /** rangeEnd as in RangeRequest: absent for the one key, prefixEnd(p) for every key under p. */
+  | { deleteRange: { key: string; rangeEnd?: Buffer | string } }
   | { range: RangeRequest };
 
 export interface TxnResult {

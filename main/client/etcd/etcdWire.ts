@@ -10,7 +10,7 @@
 //   RequestOp    { request_range = 1 | request_put = 2 | request_delete_range = 3 }
 //   RangeRequest { key = 1; range_end = 2; limit = 3; revision = 4; keys_only = 8; count_only = 9 }
 //   PutRequest   { key = 1; value = 2; lease = 3 }
-//   DeleteRangeRequest { key = 1 }
+//   DeleteRangeRequest { key = 1; range_end = 2 }
 //   TxnResponse  { ResponseHeader header = 1; bool succeeded = 2; repeated ResponseOp responses = 3 }
 //   ResponseOp   { response_range = 1 | response_put = 2 | response_delete_range = 3 | response_txn = 4 }
 //   RangeResponse { header = 1; repeated KeyValue kvs = 2; bool more = 3; int64 count = 4 }
@@ -271,6 +271,7 @@ function requestOp(w: WireWriter, field: number, op: Op): void {
     w.tag(3, WIRE_BYTES);
     const inner = w.fork();
     keyField(w, 1, op.deleteRange.key);
+    if (op.deleteRange.rangeEnd !== undefined) keyField(w, 2, op.deleteRange.rangeEnd);
     w.ldelim(inner);
   } else {
     w.tag(1, WIRE_BYTES);

@@ -107,7 +107,7 @@ describe('TxnRequest', () => {
     const op = (): Op =>
       g.pick<() => Op>([
         () => ({ put: { key: key(), value: g.bytes(), lease: r() < 0.5 ? undefined : g.int() } }),
-        () => ({ deleteRange: { key: key() } }),
+        () => ({ deleteRange: { key: key(), rangeEnd: r() < 0.5 ? undefined : key() } }),
         () => ({ range: { key: key(), rangeEnd: r() < 0.5 ? undefined : key(), limit: r() < 0.5 ? undefined : Math.floor(r() * 1000), revision: r() < 0.5 ? undefined : g.int(), keysOnly: r() < 0.3, countOnly: r() < 0.3 } }),
       ])();
     for (let n = 0; n < 2000; n++) {
@@ -123,13 +123,16 @@ describe('TxnRequest', () => {
           const p = o.request_put as Record<string, unknown>;
           return { put: { key: (p.key as Buffer).toString(), value: Buffer.from(p.value as Buffer), lease: big(p.lease) } };
         }
-        if (o.request === 'request_delete_range') return { deleteRange: { key: ((o.request_delete_range as Record<string, unknown>).key as Buffer).toString() } };
+        if (o.request === 'request_delete_range') {
+          const d = o.request_delete_range as Record<string, unknown>;
+          return { deleteRange: { key: (d.key as Buffer).toString(), rangeEnd: (d.range_end as Buffer).toString() } };
+        }
         const q = o.request_range as Record<string, unknown>;
         return { range: { key: (q.key as Buffer).toString(), rangeEnd: (q.range_end as Buffer).toString(), limit: Number(q.limit), revision: big(q.revision), keysOnly: q.keys_only, countOnly: q.count_only } };
       };
       const opWant = (o: Op) => {
         if ('put' in o) return { put: { key: o.put.key, value: Buffer.from(o.put.value), lease: o.put.lease ?? 0n } };
-        if ('deleteRange' in o) return { deleteRange: { key: o.deleteRange.key } };
+        if ('deleteRange' in o) return { deleteRange: { key: o.deleteRange.key, rangeEnd: o.deleteRange.rangeEnd === undefined ? '' : String(o.deleteRange.rangeEnd) } };
         const q = o.range;
         return { range: { key: String(q.key), rangeEnd: q.rangeEnd === undefined ? '' : String(q.rangeEnd), limit: q.limit ?? 0, revision: q.revision ?? 0n, keysOnly: q.keysOnly ?? false, countOnly: q.countOnly ?? false } };
       };
