@@ -39,6 +39,7 @@ export const PROTO_BUNDLES = {
       'k8s.io/api/authentication/v1/generated.proto',
       'k8s.io/api/authorization/v1/generated.proto',
       'k8s.io/api/admissionregistration/v1/generated.proto',
+      'k8s.io/api/storagemigration/v1alpha1/generated.proto',
     ],
     keepCase: true,
   },

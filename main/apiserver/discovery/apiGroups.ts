@@ -31,6 +31,7 @@ const GROUP_PRIORITY: Record<string, number> = {
   'node.k8s.io': 16300,
   'discovery.k8s.io': 16200,
   'flowcontrol.apiserver.k8s.io': 16100,
+  'storagemigration.k8s.io': 15800,
 };
 
 export function groupVersionsOf(defs: ResourceDef[]): GroupVersions[] {

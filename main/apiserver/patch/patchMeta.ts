@@ -42,6 +42,7 @@ const CORE = 'k8s.io.api.core.v1.';
 const APPS = 'k8s.io.api.apps.v1.';
 const BATCH = 'k8s.io.api.batch.v1.';
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
+const SVM = 'k8s.io.api.storagemigration.v1alpha1.';
 
 // Small constructors keep the table one line per field.
 const struct = (type: string, extra: Partial<FieldMeta> = {}): FieldMeta => ({ kind: 'struct', type, ...extra });
@@ -255,6 +256,11 @@ const TABLE: Record<string, Record<string, FieldMeta>> = {
 
   // coordination.k8s.io/v1
   ['k8s.io.api.coordination.v1.Lease']: { metadata: byValue(META + 'ObjectMeta'), spec: byValue('k8s.io.api.coordination.v1.LeaseSpec') },
+
+  // storagemigration.k8s.io/v1alpha1
+  [SVM + 'StorageVersionMigration']: { metadata: byValue(META + 'ObjectMeta'), spec: byValue(SVM + 'StorageVersionMigrationSpec'), status: byValue(SVM + 'StorageVersionMigrationStatus') },
+  [SVM + 'StorageVersionMigrationSpec']: { resource: byValue(SVM + 'GroupVersionResource') },
+  [SVM + 'StorageVersionMigrationStatus']: { conditions: conditions(SVM + 'MigrationCondition') },
 
   // autoscaling/v1 Scale (the /scale subresource)
   ['k8s.io.api.autoscaling.v1.Scale']: {

@@ -16,6 +16,7 @@ import { resourcequotas } from './core/resourceQuotas';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac/resources';
 import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from './admissionregistration/webhookConfigurations';
 import { validatingAdmissionPolicies, validatingAdmissionPolicyBindings } from './admissionregistration/policies';
+import { storageVersionMigrations } from './storagemigration/storageVersionMigrations';
 import type { ResourceDef } from './rest/resourceDef';
 
 const resources: ResourceDef[] = [
@@ -41,6 +42,7 @@ const resources: ResourceDef[] = [
   validatingWebhookConfigurations,
   validatingAdmissionPolicies,
   validatingAdmissionPolicyBindings,
+  storageVersionMigrations,
 ];
 
 export function allResources(): ResourceDef[] {

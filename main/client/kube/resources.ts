@@ -25,6 +25,7 @@ export const RESOURCES = {
   deployments: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
   replicasets: { group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true },
   leases: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
+  storageversionmigrations: { group: 'storagemigration.k8s.io', version: 'v1alpha1', plural: 'storageversionmigrations', kind: 'StorageVersionMigration', namespaced: false },
 } as const satisfies Record<string, ResourceRef>;
 
 export function apiVersionOf(r: ResourceRef): string {

@@ -32,6 +32,7 @@ export const CONTROLLER_SERVICE_ACCOUNTS: Record<string, string> = {
   resourcequota: 'resourcequota-controller',
   clusterroleaggregation: 'clusterrole-aggregation-controller',
   rootcacertpublisher: 'root-ca-cert-publisher',
+  'storage-version-migrator-controller': 'storage-version-migrator-controller',
 };
 
 export function serviceAccountFor(controller: string): string {

@@ -1,9 +1,11 @@
 // The controller manager (kube-controller-manager's controllers this project
 // runs): deployment, replicaset, garbage collector, namespace, service
-// account and endpoints, all on the context's shared informers; each writes
-// as the manager's identity (system:kube-controller-manager) or, with
-// useServiceAccountCredentials, as its own kube-system service account. They run while ctx.signal
-// is live — the program holds the kube-system/kube-controller-manager Lease.
+// account, endpoints, resource quota, cluster role aggregation, root CA
+// publisher and storage version migrator, all on the context's shared
+// informers; each writes as the manager's identity
+// (system:kube-controller-manager) or, with useServiceAccountCredentials, as
+// its own kube-system service account. They run while ctx.signal is live —
+// the program holds the kube-system/kube-controller-manager Lease.
 
 import { setMaxListeners } from 'node:events';
 import type { ControllerContext } from '../../client/kube';
@@ -17,6 +19,7 @@ import { startReplicaSetController } from './replicaset/controller';
 import { startRootCaPublisher } from './rootca/controller';
 import { startResourceQuotaController } from './resourceQuota';
 import { startServiceAccountController } from './serviceaccount/controller';
+import { startStorageVersionMigrator } from './storageversionmigrator/controller';
 
 export const MANAGER_CONTROLLERS = {
   deployment: startDeploymentController,
@@ -28,6 +31,7 @@ export const MANAGER_CONTROLLERS = {
   resourcequota: startResourceQuotaController,
   clusterroleaggregation: startClusterRoleAggregationController,
   rootcacertpublisher: startRootCaPublisher,
+  'storage-version-migrator-controller': startStorageVersionMigrator,
 } as const;
 
 export type ManagerControllerName = keyof typeof MANAGER_CONTROLLERS;

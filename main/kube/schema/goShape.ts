@@ -257,6 +257,11 @@ export const goShapes: Record<string, GoShape> = {
   Validation: { req: 'expression', ptr: 'reason' },
   Variable: { req: 'name expression' },
   WebhookClientConfig: { ptr: 'url' },
+
+  // storagemigration/v1alpha1 (spec.resource has no omitempty and is a value)
+  MigrationCondition: { req: 'type status', value: 'lastUpdateTime' },
+  StorageVersionMigration: objectKind,
+  StorageVersionMigrationSpec: { value: 'resource', req: 'resource' },
 };
 
 export function shapeWords(shape: GoShape | undefined, key: keyof GoShape): Set<string> {

@@ -91,6 +91,8 @@ add(`${V1}ReinvocationPolicyType`, 'MutatingWebhook.reinvocationPolicy');
 add(`${V1}ParameterNotFoundActionType`, 'ParamRef.parameterNotFoundAction');
 add(`${V1}ValidationAction`, 'ValidatingAdmissionPolicyBindingSpec.validationActions');
 add(`${V1}StatusReason`, 'Validation.reason');
+add('v1alpha1.MigrationConditionType', 'MigrationCondition.type');
+add(`${V1}ConditionStatus`, 'MigrationCondition.status');
 
 /** The Go named type of a field (its element type for lists), if it has one. */
 export function namedGoType(goStruct: string, jsonField: string): string | undefined {

@@ -15,6 +15,7 @@ const groupPackages: Record<string, string> = {
   'authentication.k8s.io': 'authentication',
   'authorization.k8s.io': 'authorization',
   'admissionregistration.k8s.io': 'admissionregistration',
+  'storagemigration.k8s.io': 'storagemigration',
 };
 
 const packageGroups: Record<string, string> = Object.fromEntries(Object.entries(groupPackages).map(([g, p]) => [p, g]));

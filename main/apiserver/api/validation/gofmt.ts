@@ -32,3 +32,20 @@ export function goLabelSelector(s: Sel | undefined | null): GoLiteral {
     : '[]v1.LabelSelectorRequirement(nil)';
   return new GoLiteral(`v1.LabelSelector{MatchLabels:${ml}, MatchExpressions:${me}}`);
 }
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * A metav1.Time as %#v prints it (time.Time's GoString): the zero time for
+ * an empty or unparsable value, else the instant in time.Local, which is UTC
+ * on the hosts the API server runs on (metav1.Time decodes into Local).
+ */
+export function goTime(rfc3339: string | undefined): GoLiteral {
+  const ms = rfc3339 ? Date.parse(rfc3339) : NaN;
+  if (!Number.isFinite(ms)) return new GoLiteral('time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)');
+  const d = new Date(ms);
+  const nanos = d.getUTCMilliseconds() * 1_000_000;
+  return new GoLiteral(
+    `time.Date(${d.getUTCFullYear()}, time.${MONTHS[d.getUTCMonth()]}, ${d.getUTCDate()}, ${d.getUTCHours()}, ${d.getUTCMinutes()}, ${d.getUTCSeconds()}, ${nanos}, time.Local)`,
+  );
+}

@@ -1,6 +1,7 @@
 // The system:controller:* cluster roles, one per kube-controller-manager
 // controller, each bound to its kube-system service account (kube's
-// bootstrappolicy/controller_policy.go, features at their 1.32 defaults).
+// bootstrappolicy/controller_policy.go, features at their 1.32 defaults, except
+// StorageVersionMigrator, which this lab always serves).
 // They matter once the controller manager runs with
 // --use-service-account-credentials.
 
@@ -184,6 +185,12 @@ const roles: [string, RoleSpec['rules']][] = [
     eventsRule(),
   ]],
   ['legacy-service-account-token-cleaner', [rule('get', legacy, ['configmaps'], ['kube-apiserver-legacy-service-account-token-tracking']), rule(['patch', 'delete'], legacy, ['secrets'])]],
+  // kube's rules (list for the current RV, patch and create for its server-side apply), plus
+  // update: this migrator rewrites each object with a PUT at the resourceVersion it listed.
+  ['storage-version-migrator-controller', [
+    rule(['create', 'list', 'patch', 'update'], '*', ['*']),
+    rule('update', 'storagemigration.k8s.io', ['storageversionmigrations/status']),
+  ]],
 ];
 
 export function controllerRoles(): RoleSpec[] {

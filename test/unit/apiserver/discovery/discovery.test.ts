@@ -36,7 +36,7 @@ describe('discovery', () => {
 
   it('legacy documents: groups without core, resources with subresource entries', () => {
     const groups = apiGroupList(defs) as { groups: { name: string; preferredVersion: { groupVersion: string } }[] };
-    expect(groups.groups.map((g) => g.name)).toEqual(['apps', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'coordination.k8s.io']);
+    expect(groups.groups.map((g) => g.name)).toEqual(['apps', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'coordination.k8s.io', 'storagemigration.k8s.io']);
     const core = apiResourceList(defs, '', 'v1') as { groupVersion: string; resources: { name: string; kind: string; verbs: string[] }[] };
     expect(core.groupVersion).toBe('v1');
     expect(core.resources.find((r) => r.name === 'pods/binding')).toMatchObject({ kind: 'Binding', verbs: ['create'] });
@@ -50,7 +50,7 @@ describe('discovery', () => {
     expect(core.items[0]!.versions[0]!.freshness).toBe('Current');
     expect(core.items[0]!.versions[0]!.resources.find((r) => r.resource === 'namespaces')!.scope).toBe('Cluster');
     const groups = aggregatedList(defs, false) as { items: { metadata: { name: string } }[] };
-    expect(groups.items.map((i) => i.metadata.name)).toEqual(['apps', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'coordination.k8s.io']);
+    expect(groups.items.map((i) => i.metadata.name)).toEqual(['apps', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'coordination.k8s.io', 'storagemigration.k8s.io']);
   });
 
   it('gitVersion is semver that kubectl accepts', () => {

@@ -171,6 +171,7 @@ describe('registry index', () => {
         'admissionregistration.k8s.io/validatingwebhookconfigurations:',
         'admissionregistration.k8s.io/validatingadmissionpolicies:',
         'admissionregistration.k8s.io/validatingadmissionpolicybindings:',
+        'storagemigration.k8s.io/storageversionmigrations:',
       ].sort(),
     );
     expect(findResource('', 'v1', 'services')?.storagePrefix).toBe('services/specs');
