@@ -307,10 +307,12 @@ export class SupervisedProcess {
    * Runs the component with another program or other flags from now on,
    * keeping its id, logs, restart policy and restart count (an upgrade swaps
    * a member's binary). A live process is stopped and started with the new
-   * command line; a stopped one stays stopped until its next start.
+   * command line, and so is one given up on after crashing (the new command
+   * line is the fix: an upgrade's rollback of a member its target kept from
+   * starting); a stopped one stays stopped until its next start.
    */
   async replace(change: CommandLineChange): Promise<void> {
-    const wasUp = this.desired === 'up';
+    const wasUp = this.desired === 'up' || this.stateValue === 'crashed';
     await this.stop();
     if (change.program) this.program = change.program;
     if (change.args) this.args = change.args;

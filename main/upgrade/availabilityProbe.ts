@@ -12,6 +12,7 @@
 // the plane may be between two steps of the upgrade), removes what the run
 // wrote, and returns the report; the arithmetic is availabilityTally.ts's.
 
+import type { ChannelTls } from '../client/etcd/etcdChannel';
 import { realClock, sleep, type Clock } from '../client/kube/clock';
 import { kubeconfigClient } from '../controlplane/readiness';
 import { ChannelTally, lostWrites, type ChannelReport, type ProbeChannel } from './availabilityTally';
@@ -22,7 +23,7 @@ export type { ProbeWriter } from './probeWriters';
 
 export interface ProbeOptions {
   /** Every member's client URL, and the client certificate when they are https. */
-  etcd?: { endpoints: string[]; tls?: { ca: Buffer; cert: Buffer; key: Buffer } };
+  etcd?: { endpoints: string[]; tls?: ChannelTls };
   /** A kubeconfig's path: the API server channel writes as its current user. */
   kubeconfig?: string;
   /** Names the keys and objects, so that runs never collide: lowercase letters, digits and '-', at most 40. */

@@ -50,6 +50,8 @@ export interface UpgradePlan {
   refusals: string[];
   /** What --force would let through (the backup check only). */
   forceable: string[];
+  /** The `pilothouse` entry script the plane runs now (a rehearsal runs its copy with it). */
+  currentCli?: string;
 }
 
 export interface PlanOptions {
@@ -119,7 +121,8 @@ export async function makePlan(o: PlanOptions): Promise<UpgradePlan> {
   const target = o.to === undefined ? undefined : await readBuild(buildCli(o.to));
   const survey = await surveyPlane(o.dataDir);
   // The flags the settings name must exist in the build that will run them.
-  const cli = target?.cliPath ?? survey.components[0]?.program.find((a) => a.endsWith('cli.js'));
+  const currentCli = survey.components[0]?.program.find((a) => a.endsWith('cli.js'));
+  const cli = target?.cliPath ?? currentCli;
   if (settings.length > 0 && cli) {
     const kinds = [...new Set(settings.map((s) => s.kind))];
     const known = new Map<ComponentKind, Set<string>>(await Promise.all(kinds.map(async (k) => [k, await componentFlags(cli, k)] as const)));
@@ -149,5 +152,5 @@ export async function makePlan(o: PlanOptions): Promise<UpgradePlan> {
   const forceable = failedChecks.filter((c) => c.name === 'backup').map((c) => c.detail);
   const refusals = [...skew.filter((s) => !s.ok).map((s) => s.message), ...failedChecks.filter((c) => c.name !== 'backup').map((c) => c.detail), ...forceable];
   if (!target && settings.length === 0) refusals.push('nothing to do: give --to DIR (another build) and/or --set COMPONENT.FLAG=VALUE');
-  return { dataDir: o.dataDir, ...(target && { target }), settings, components, order: applyOrder(survey.components, leader), ...(leader && { leader }), skew, preflight: checks, refusals, forceable };
+  return { dataDir: o.dataDir, ...(target && { target }), settings, components, order: applyOrder(survey.components, leader), ...(leader && { leader }), skew, preflight: checks, refusals, forceable, ...(currentCli && { currentCli }) };
 }

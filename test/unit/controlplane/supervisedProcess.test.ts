@@ -350,4 +350,19 @@ describe('supervised process kill and replace', () => {
     proc.start();
     expect(spawned).toEqual(['/usr/bin/etcd']);
   });
+
+  it('replace of a process given up on after crashing starts it with the new command line', async () => {
+    const spawned: string[] = [];
+    const children: FakeChild[] = [];
+    const proc = new SupervisedProcess({
+      id: 'm1', kind: 'etcd', program: { command: '/bin/bad', args: [] }, args: [], logs: new LogStore(undefined), clock: new FakeClock(), restart: 'never',
+      spawner: (command) => (spawned.push(command), children.push(new FakeChild()), children[children.length - 1]!),
+    });
+    proc.start();
+    children[0]!.crash(1);
+    expect(proc.state).toBe('crashed');
+    await proc.replace({ program: { command: '/bin/good', args: [] } });
+    expect(spawned).toEqual(['/bin/bad', '/bin/good']);
+    expect(proc.state).toBe('starting');
+  });
 });
