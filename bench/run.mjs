@@ -8,7 +8,8 @@
 // and startup (`pilothouse up` cold and warm to ready, per component, beside
 // 3 etcd 3.4 members started by hand; `--runs N`); drill (the restore drill's
 // RTO and the disaster recovery's time with 10,000 objects; also run after
-// snapshot).
+// snapshot); upgrade (a rolling upgrade of the plane to this checkout built as
+// the next minor version, with 1,000 objects and writes flowing; `--runs N`).
 
 const suites = {
   etcd: () => import('./etcd/index.mjs'),
@@ -19,6 +20,7 @@ const suites = {
   lifecycle: () => import('./lifecycle/index.mjs'),
   startup: () => import('./startup/index.mjs'),
   drill: () => import('./backup/drill.mjs'),
+  upgrade: () => import('./upgrade/index.mjs'),
 };
 /** Suites that run after another: the snapshot suite goes on with the drill and restore times. */
 const followUps = { snapshot: ['drill'] };

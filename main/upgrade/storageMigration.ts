@@ -61,30 +61,36 @@ interface ApiResource {
   verbs?: string[];
 }
 
-/** group/resource of every listable, updatable resource the API server serves (no subresources). */
-async function servedResources(rest: RestClient): Promise<{ group: string; resource: string }[]> {
-  const out: { group: string; resource: string }[] = [];
-  const add = (group: string, list: ApiResource[]) => {
-    for (const r of list) if (!r.name.includes('/') && r.verbs?.includes('list') && r.verbs.includes('update')) out.push({ group, resource: r.name });
+interface Target {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+/** group/version/resource of every listable, updatable resource the API server serves (no subresources), preferred versions. */
+async function servedResources(rest: RestClient): Promise<Target[]> {
+  const out: Target[] = [];
+  const add = (groupVersion: string, list: ApiResource[]) => {
+    const [group, version] = groupVersion.includes('/') ? groupVersion.split('/') : ['', groupVersion];
+    for (const r of list) if (!r.name.includes('/') && r.verbs?.includes('list') && r.verbs.includes('update')) out.push({ group: group!, version: version!, resource: r.name });
   };
-  add('', (await rest.get<{ resources: ApiResource[] }>('/api/v1')).resources);
+  add('v1', (await rest.get<{ resources: ApiResource[] }>('/api/v1')).resources);
   const groups = await rest.get<{ groups: { name: string; preferredVersion: { groupVersion: string } }[] }>('/apis');
-  for (const g of groups.groups) add(g.name, (await rest.get<{ resources: ApiResource[] }>(`/apis/${g.preferredVersion.groupVersion}`)).resources);
+  for (const g of groups.groups) add(g.preferredVersion.groupVersion, (await rest.get<{ resources: ApiResource[] }>(`/apis/${g.preferredVersion.groupVersion}`)).resources);
   return out;
 }
 
-/** The group/resource pairs the wanted migrations name, wildcards resolved against discovery, each once. */
-export async function resolveResources(rest: RestClient, wanted: WantedMigration[]): Promise<{ group: string; resource: string }[]> {
-  const names = wanted.flatMap((w) => w.resources);
-  const served = names.some((n) => n.startsWith('*.')) ? await servedResources(rest) : [];
-  const out = new Map<string, { group: string; resource: string }>();
-  for (const n of names) {
+/** The resources the wanted migrations name, wildcards resolved against discovery, each once, at its preferred version. */
+export async function resolveResources(rest: RestClient, wanted: WantedMigration[]): Promise<Target[]> {
+  const served = await servedResources(rest);
+  const out = new Map<string, Target>();
+  for (const n of wanted.flatMap((w) => w.resources)) {
     const dot = n.indexOf('.');
     const resource = dot < 0 ? n : n.slice(0, dot);
     const group = dot < 0 ? '' : n.slice(dot + 1);
-    if (resource === '*') {
-      for (const r of served) if (group === '*' || r.group === group) out.set(`${r.resource}.${r.group}`, r);
-    } else out.set(`${resource}.${group}`, { group, resource });
+    const matches = served.filter((r) => (resource === '*' || r.resource === resource) && (group === '*' || r.group === group));
+    if (matches.length === 0) throw new Error(`the API server serves no resource ${n} to migrate`);
+    for (const r of matches) out.set(`${r.resource}.${r.group}`, r);
   }
   return [...out.values()];
 }
@@ -148,10 +154,10 @@ export async function runMigrations(
   for (const t of targets) {
     const t0 = Date.now();
     const name = `upgrade-${runId}-${t.resource}${t.group ? `.${t.group}` : ''}`.toLowerCase().slice(0, 253);
-    log(`${t.resource}: before: ${formatCounts(countsOf(before, t.resource))}; kubectl create -f - <<< '{"apiVersion":"storagemigration.k8s.io/v1alpha1","kind":"StorageVersionMigration","metadata":{"name":"${name}"},"spec":{"resource":{"group":"${t.group}","resource":"${t.resource}"}}}'`);
-    await rest.create(SVM_PATH, { apiVersion: 'storagemigration.k8s.io/v1alpha1', kind: 'StorageVersionMigration', metadata: { name }, spec: { resource: { group: t.group, resource: t.resource } } });
+    log(`${t.resource}: before: ${formatCounts(countsOf(before, t.resource))}; kubectl create -f - <<< '{"apiVersion":"storagemigration.k8s.io/v1alpha1","kind":"StorageVersionMigration","metadata":{"name":"${name}"},"spec":{"resource":{"group":"${t.group}","version":"${t.version}","resource":"${t.resource}"}}}'`);
+    await rest.create(SVM_PATH, { apiVersion: 'storagemigration.k8s.io/v1alpha1', kind: 'StorageVersionMigration', metadata: { name }, spec: { resource: { group: t.group, version: t.version, resource: t.resource } } });
     const r = await waitMigration(rest, name, t0 + timeoutMs, log, signal);
-    results.push({ ...t, name, ok: r.ok, detail: r.detail, ms: Date.now() - t0, before: countsOf(before, t.resource) });
+    results.push({ group: t.group, resource: t.resource, name, ok: r.ok, detail: r.detail, ms: Date.now() - t0, before: countsOf(before, t.resource) });
     log(`${t.resource}: ${r.ok ? 'migrated' : 'FAILED'}: ${r.detail} (${Date.now() - t0} ms)`);
   }
   const after = await censusOfPlane(plane);

@@ -197,6 +197,8 @@ describe('a rolling reconfiguration', () => {
       ].join('\n'),
       { mode: 0o600 },
     );
+    const saved = await cli(['backup', 'save', '--data-dir', up.dir], 120_000);
+    expect(saved.status, saved.stdout + saved.stderr).toBe(0);
     const r = await apply(['--set', `apiserver.encryption-provider-config=${config}`, '--timeout', '2m']);
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^apiserver +upgraded /m);

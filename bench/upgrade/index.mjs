@@ -1,0 +1,182 @@
+// `npm run bench -- upgrade [--runs N] [--objects N]`: a full rolling upgrade
+// of the 3-member plane, as an operator runs it. A `pilothouse up` plane in a
+// temp dir gets 1,000 ConfigMaps (created through the API server), a verified
+// backup (`pilothouse backup save`), and then, for each run, this checkout
+// built as the next minor version (run i upgrades to minor + i) and
+// `pilothouse upgrade apply --to BUILD -w json` with its availability probe
+// (10 writes/s through etcd and 10/s through the API server, each write
+// verified afterwards), while a steady load of its own updates ConfigMaps
+// through the API server (one at a time, one every 50 ms) and counts what
+// failed. Reported per run: the total time, each component's time, the
+// longest etcd write unavailability (the target: one election, about 1 s),
+// the longest API server unavailability, failed and lost writes.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'node:https';
+import { performance } from 'node:perf_hooks';
+import { kubeClient, startUp, stopUp } from '../apiserver/kube.mjs';
+import { CLI_JS, fmt, root, writeResults } from '../etcd/common.mjs';
+
+const PORT_BASE = 19400;
+
+function cli(args, timeoutMs = 900_000) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [CLI_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, seconds: (performance.now() - start) / 1000, stdout, stderr });
+    });
+    child.on('error', reject);
+  });
+}
+
+function option(args, name, dflt) {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+}
+
+async function createObjects(k, n) {
+  const ns = await k.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+  if (ns.code !== 201) throw new Error(`namespace: ${ns.code} ${ns.body}`);
+  let next = 0;
+  let errors = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      const r = await k.call('POST', '/api/v1/namespaces/bench/configmaps', {
+        apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(5, '0')}` }, data: { index: String(i), payload: 'x'.repeat(200) },
+      });
+      if (r.code !== 201) errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  if (errors > 0) throw new Error(`${errors} of ${n} creates failed`);
+}
+
+/** A merge patch with the admin identity of kubeClient's agent: {code}. */
+function mergePatch(k, path, body, timeoutMs) {
+  return new Promise((resolve) => {
+    const data = JSON.stringify(body);
+    const req = request(`${k.server}${path}`, { method: 'PATCH', agent: k.agent, timeout: timeoutMs, headers: { accept: 'application/json', 'content-type': 'application/merge-patch+json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ code: res.statusCode }));
+      res.on('error', () => resolve({ code: 0 }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve({ code: 0 }));
+    req.end(data);
+  });
+}
+
+/** Updates ConfigMaps one at a time, one every 50 ms, until stopped: writes, failures and the longest run of failures. */
+function steadyLoad(k, objects) {
+  let stop = false;
+  let writes = 0;
+  let failed = 0;
+  let longestMs = 0;
+  let failingSince;
+  const loop = (async () => {
+    for (let i = 0; !stop && i < 1_000_000; i++) {
+      const t = performance.now();
+      const name = `cm-${String(i % objects).padStart(5, '0')}`;
+      const res = await mergePatch(k, `/api/v1/namespaces/bench/configmaps/${name}`, { data: { load: String(i) } }, 1_000);
+      writes++;
+      if (res.code === 200) {
+        if (failingSince !== undefined) longestMs = Math.max(longestMs, performance.now() - failingSince);
+        failingSince = undefined;
+      } else {
+        failed++;
+        failingSince ??= t;
+      }
+      const wait = 50 - (performance.now() - t);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+  })();
+  return {
+    async stop() {
+      stop = true;
+      await loop;
+      return { writes, failed, longestMs };
+    },
+  };
+}
+
+function build(version, outDir) {
+  execFileSync('npx', ['electron-vite', 'build', '--outDir', join(outDir, 'out')], { cwd: root, env: { ...process.env, PILOTHOUSE_BUILD_VERSION: version }, stdio: 'ignore', timeout: 300_000 });
+  symlinkSync(join(root, 'node_modules'), join(outDir, 'node_modules'));
+  symlinkSync(join(root, 'resources'), join(outDir, 'resources'));
+}
+
+export async function run(args) {
+  const runs = option(args, '--runs', 1);
+  const objects = option(args, '--objects', 1_000);
+  const current = /^(\d+)\.(\d+)\.(\d+)/.exec(execFileSync(process.execPath, [CLI_JS, '--version'], { encoding: 'utf8' }));
+  const [major, minor] = [Number(current[1]), Number(current[2])];
+  const dir = mkdtempSync(join(tmpdir(), 'pilothouse-bench-upgrade-'));
+  const builds = mkdtempSync(join(tmpdir(), 'pilothouse-bench-builds-'));
+  const up = startUp(dir, PORT_BASE);
+  const results = [];
+  try {
+    await up.ready;
+    const deadline = Date.now() + 120_000;
+    while (!/control plane ready/.test(up.output())) {
+      if (Date.now() > deadline || up.child.exitCode !== null) throw new Error(`pilothouse up not usable:\n${up.output()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const k = kubeClient(dir, 16);
+    await createObjects(k, objects);
+    process.stdout.write(`bench: ${objects} ConfigMaps created\n`);
+    for (let i = 1; i <= runs; i++) {
+      const version = `${major}.${minor + i}.0`;
+      const target = join(builds, version);
+      build(version, target);
+      const saved = await cli(['backup', 'save', '--data-dir', dir]);
+      if (saved.code !== 0) throw new Error(`backup save: ${saved.stdout}${saved.stderr}`);
+      process.stdout.write(`bench: run ${i}: upgrading to ${version}\n`);
+      const load = steadyLoad(k, objects);
+      const applied = await cli(['upgrade', 'apply', '--data-dir', dir, '--to', target, '--timeout', '2m', '-w', 'json']);
+      const loadReport = await load.stop();
+      if (applied.code !== 0) throw new Error(`upgrade apply to ${version} exited ${applied.code}:\n${applied.stdout.slice(-4000)}\n${applied.stderr.slice(-4000)}`);
+      const report = JSON.parse(applied.stdout);
+      const a = report.availability;
+      results.push({
+        version,
+        wallSeconds: applied.seconds,
+        durationMs: report.durationMs,
+        components: report.components.map((c) => ({ id: c.id, ms: c.ms, outcome: c.outcome })),
+        etcd: { writes: a.etcd.writes, failed: a.etcd.failedCount, longestMs: a.etcd.longestUnavailableMs, lost: a.etcd.lost },
+        apiserver: { writes: a.apiserver.writes, failed: a.apiserver.failedCount, longestMs: a.apiserver.longestUnavailableMs, lost: a.apiserver.lost },
+        load: loadReport,
+      });
+      process.stdout.write(`bench: run ${i}: ${fmt(report.durationMs / 1000, 1)} s; etcd longest ${a.etcd.longestUnavailableMs} ms, API server longest ${a.apiserver.longestUnavailableMs} ms\n`);
+    }
+  } finally {
+    await stopUp(up, 30_000);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(builds, { recursive: true, force: true });
+  }
+  const rows = results.map(
+    (r, i) =>
+      `| ${i + 1} → ${r.version} | ${fmt(r.durationMs / 1000, 1)} | ${r.components.map((c) => `${c.id} ${fmt(c.ms / 1000, 1)}`).join(', ')} | ${r.etcd.longestMs} (${r.etcd.failed}/${r.etcd.writes} failed, ${r.etcd.lost} lost) | ${r.apiserver.longestMs} (${r.apiserver.failed}/${r.apiserver.writes} failed, ${r.apiserver.lost} lost) | ${fmt(r.load.longestMs, 0)} (${r.load.failed}/${r.load.writes} failed) |`,
+  );
+  const md = [
+    `# rolling upgrade benchmark ${new Date().toISOString()}`,
+    '',
+    `A \`pilothouse up\` plane (3 members, API server, controllers, 3 nodes) holding ${objects} ConfigMaps; each run builds this checkout as the next minor version and runs \`pilothouse upgrade apply --to BUILD\` (members followers first, the leader last after move-leader, then the API server, the controllers and each node). The apply's probe writes 10/s through etcd and 10/s through the API server and verifies every acknowledged write afterwards; beside it a steady load updates ConfigMaps through the API server every 50 ms. Target for etcd writes: unavailable no longer than one election (≈ 1 s).`,
+    '',
+    '| run | total (s) | per component (s) | etcd longest unavailability (ms) | API server longest unavailability (ms) | steady load longest failure (ms) |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+  writeResults('upgrade', { objects, runs: results }, md);
+}
