@@ -13,34 +13,18 @@
 //     restore, members serving, API server and controllers usable);
 // and afterwards the restored plane must list all the objects again.
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startUp, kubeClient } from '../apiserver/kube.mjs';
-import { CLI_JS, fmt, writeResults } from '../etcd/common.mjs';
+import { pilothouse } from '../cli.mjs';
+import { fmt, writeResults } from '../etcd/common.mjs';
 
 const PORT_BASE = 27600;
 const SCRATCH_BASE = 27650;
 
-function cli(args, timeoutMs = 600_000) {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const child = spawn(process.execPath, [CLI_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      const seconds = (performance.now() - start) / 1000;
-      if (code !== 0) reject(new Error(`pilothouse ${args.join(' ')} exited ${code}:\n${stdout.slice(-3000)}\n${stderr.slice(-2000)}`));
-      else resolve({ seconds, stdout, stderr });
-    });
-  });
-}
+const cli = pilothouse;
 
 async function createObjects(k, n) {
   const ns = await k.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });

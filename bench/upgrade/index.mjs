@@ -11,33 +11,17 @@
 // longest etcd write unavailability (the target: one election, about 1 s),
 // the longest API server unavailability, failed and lost writes.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { kubeClient, startUp, stopUp } from '../apiserver/kube.mjs';
+import { pilothouse } from '../cli.mjs';
 import { CLI_JS, fmt, root, writeResults } from '../etcd/common.mjs';
 
 const PORT_BASE = 19400;
-
-function cli(args, timeoutMs = 900_000) {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const child = spawn(process.execPath, [CLI_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, seconds: (performance.now() - start) / 1000, stdout, stderr });
-    });
-    child.on('error', reject);
-  });
-}
 
 function option(args, name, dflt) {
   const i = args.indexOf(name);
@@ -139,13 +123,11 @@ export async function run(args) {
       const version = `${major}.${minor + i}.0`;
       const target = join(builds, version);
       build(version, target);
-      const saved = await cli(['backup', 'save', '--data-dir', dir]);
-      if (saved.code !== 0) throw new Error(`backup save: ${saved.stdout}${saved.stderr}`);
+      await pilothouse(['backup', 'save', '--data-dir', dir]);
       process.stdout.write(`bench: run ${i}: upgrading to ${version}\n`);
       const load = steadyLoad(k, objects);
-      const applied = await cli(['upgrade', 'apply', '--data-dir', dir, '--to', target, '--timeout', '2m', '-w', 'json']);
-      const loadReport = await load.stop();
-      if (applied.code !== 0) throw new Error(`upgrade apply to ${version} exited ${applied.code}:\n${applied.stdout.slice(-4000)}\n${applied.stderr.slice(-4000)}`);
+      let loadReport;
+      const applied = await pilothouse(['upgrade', 'apply', '--data-dir', dir, '--to', target, '--timeout', '2m', '-w', 'json'], 900_000).finally(() => load.stop().then((r) => (loadReport = r)));
       const report = JSON.parse(applied.stdout);
       const a = report.availability;
       results.push({

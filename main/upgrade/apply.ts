@@ -84,7 +84,8 @@ export interface ApplyReport {
   next: string[];
 }
 
-function retarget(program: CommandLine['program'], cliPath: string | undefined): CommandLine['program'] {
+/** The same program (its V8 flags, env) running another build's cli.js. */
+export function retargetProgram(program: CommandLine['program'], cliPath: string | undefined): CommandLine['program'] {
   if (!cliPath) return program;
   return { ...program, args: program.args.map((a) => (/(^|\/)cli\.js$/.test(a) ? cliPath : a)) };
 }
@@ -181,7 +182,7 @@ export class UpgradeApply {
   private targetOf(c: ControlledComponent): CommandLine {
     const kind = c.kind as ComponentKind;
     const settings = this.o.plan.settings.filter((s) => s.kind === kind);
-    return { program: retarget(c.commandLine.program, this.o.plan.target?.cliPath), args: withSettings(c.commandLine.args, settings) };
+    return { program: retargetProgram(c.commandLine.program, this.o.plan.target?.cliPath), args: withSettings(c.commandLine.args, settings) };
   }
 
   private get nodes(): number {

@@ -9,21 +9,22 @@
 //     along: every component upgraded in order, no acknowledged write lost,
 //     the versions reported by the components themselves;
 //   - the upgraded command lines survive a restart of `up`;
+//   - a component whose target does not start is rolled back, the run stops
+//     with the cluster mixed, and `upgrade rollback` undoes the rest;
 //   - a rolling reconfiguration that turns on encryption at rest, with the
 //     storage migration after it: every Secret encrypted in etcd, all still
 //     readable through kubectl.
 
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSemver } from '../../../main/upgrade/skew';
 import { CLI_JS } from '../../support/cluster';
+import { buildNextMinor, currentVersion } from '../../support/nextBuild';
 import { reapUps, startUp, type UpRun } from '../../support/upProcess';
 
 const PORT_BASE = 26610;
-const repo = join(import.meta.dirname, '..', '..', '..');
 const scratch = mkdtempSync(join(tmpdir(), 'pilothouse-upgrade-apply-'));
 const nextBuild = join(scratch, 'next');
 let up: UpRun;
@@ -61,13 +62,10 @@ async function running(): Promise<Map<string, { pid: number; version: string; fl
 }
 
 beforeAll(async () => {
-  current = /^(\S+) /.exec(execFileSync(process.execPath, [CLI_JS, '--version'], { encoding: 'utf8' }))![1]!;
-  const v = parseSemver(current)!;
-  next = `${v.major}.${v.minor + 1}.0`;
+  current = currentVersion();
   up = startUp(PORT_BASE);
-  execFileSync('npx', ['electron-vite', 'build', '--outDir', join(nextBuild, 'out')], { cwd: repo, env: { ...process.env, PILOTHOUSE_BUILD_VERSION: next }, stdio: 'ignore', timeout: 120_000 });
-  symlinkSync(join(repo, 'node_modules'), join(nextBuild, 'node_modules'));
-  symlinkSync(join(repo, 'resources'), join(nextBuild, 'resources'));
+  // The second build: this tree built as the next minor version.
+  next = buildNextMinor(nextBuild);
   await up.waitFor(/pilothouse: control plane ready/, 120_000);
 }, 240_000);
 
@@ -171,6 +169,32 @@ describe('pilothouse upgrade apply', () => {
     await up.waitFor(/pilothouse: control plane ready/, 120_000);
     for (const [id, c] of await running()) expect(c.version, id).toBe(next);
   }, 300_000);
+});
+
+describe('a component that does not come back', () => {
+  it('is rolled back, the run stops with the cluster mixed, and upgrade rollback undoes the rest', async () => {
+    const saved = await cli(['backup', 'save', '--data-dir', up.dir], 120_000);
+    expect(saved.status, saved.stdout + saved.stderr).toBe(0);
+    const before = await running();
+    const r = await apply(['--set', 'etcd.quota-backend-bytes=3221225472', '--set', 'apiserver.storage-media-type=application/bogus', '--timeout', '60s']);
+    expect(r.status, r.stdout + r.stderr).toBe(1);
+    for (const m of ['m1', 'm2', 'm3']) expect(r.stdout).toMatch(new RegExp(`^${m} +upgraded `, 'm'));
+    expect(r.stdout).toMatch(/^apiserver +rolled-back /m);
+    expect(r.stdout).toContain('--storage-media-type: unsupported media type "application/bogus"');
+    expect(r.stdout).toMatch(/\[upgrade\/apply\] apiserver was rolled back and is ready/);
+    expect(r.stdout).toMatch(/the cluster is mixed: m\d, m\d, m\d upgraded\./);
+    expect(r.stdout).toContain(`pilothouse upgrade rollback --data-dir ${up.dir}`);
+    const mixed = await running();
+    for (const m of ['m1', 'm2', 'm3']) expect(mixed.get(m)!.flags).toContain('--quota-backend-bytes=3221225472');
+    expect(mixed.get('apiserver')!.flags).not.toContain('--storage-media-type=application/bogus');
+
+    const back = await cli(['upgrade', 'rollback', '--data-dir', up.dir, '--timeout', '60s'], 200_000);
+    expect(back.status, back.stdout + back.stderr).toBe(0);
+    expect(back.stdout).toContain('every upgraded component runs its previous program and flags again');
+    const after = await running();
+    for (const m of ['m1', 'm2', 'm3']) expect(after.get(m)!.flags, m).toEqual(before.get(m)!.flags);
+    expect(after.get('apiserver')!.flags).toEqual(before.get('apiserver')!.flags);
+  }, 400_000);
 });
 
 describe('a rolling reconfiguration', () => {

@@ -3,17 +3,16 @@
 // flag change would do, and whether apply may go ahead — refused without a
 // fresh verified backup, allowed after `pilothouse backup save`.
 
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSemver } from '../../../main/upgrade/skew';
 import { CLI_JS } from '../../support/cluster';
+import { buildNextMinor, currentVersion } from '../../support/nextBuild';
 import { reapUps, startUp, type UpRun } from '../../support/upProcess';
 
 const PORT_BASE = 26500;
-const repo = join(import.meta.dirname, '..', '..', '..');
 const scratch = mkdtempSync(join(tmpdir(), 'pilothouse-upgrade-plan-'));
 let up: UpRun;
 let current: string;
@@ -26,14 +25,10 @@ function plan(args: string[]): { status: number | null; stdout: string; stderr: 
 }
 
 beforeAll(async () => {
-  current = /^(\S+) /.exec(execFileSync(process.execPath, [CLI_JS, '--version'], { encoding: 'utf8' }))![1]!;
-  const v = parseSemver(current)!;
-  next = `${v.major}.${v.minor + 1}.0`;
+  current = currentVersion();
   up = startUp(PORT_BASE);
-  // The second build: this tree built as the next minor version, beside the node_modules and resources it needs.
-  execFileSync('npx', ['electron-vite', 'build', '--outDir', join(nextBuild, 'out')], { cwd: repo, env: { ...process.env, PILOTHOUSE_BUILD_VERSION: next }, stdio: 'ignore', timeout: 120_000 });
-  symlinkSync(join(repo, 'node_modules'), join(nextBuild, 'node_modules'));
-  symlinkSync(join(repo, 'resources'), join(nextBuild, 'resources'));
+  // The second build: this tree built as the next minor version.
+  next = buildNextMinor(nextBuild);
   await up.waitFor(/pilothouse: control plane ready/, 120_000);
 }, 240_000);
 
