@@ -22,7 +22,7 @@ export async function startCluster(impl, program, base) {
     peer: `http://127.0.0.1:${base + 2 * (i - 1) + 1}`,
   }));
   const initialCluster = members.map((m) => `${m.name}=${m.peer}`).join(',');
-  const children = members.map((m) => {
+  const spawnMember = (m, state) => {
     const log = openSync(join(dir, `${m.name}.log`), 'a');
     const child = spawn(
       program.command,
@@ -31,13 +31,14 @@ export async function startCluster(impl, program, base) {
         '--name', m.name, '--data-dir', join(dir, m.name),
         '--listen-client-urls', m.client, '--advertise-client-urls', m.client,
         '--listen-peer-urls', m.peer, '--initial-advertise-peer-urls', m.peer,
-        '--initial-cluster', initialCluster, '--initial-cluster-state', 'new', '--initial-cluster-token', `bench-${impl}`,
+        '--initial-cluster', initialCluster, '--initial-cluster-state', state, '--initial-cluster-token', `bench-${impl}`,
       ],
       { stdio: ['ignore', log, log], env: { ...process.env, ...program.env } },
     );
     closeSync(log);
     return child;
-  });
+  };
+  const children = members.map((m) => spawnMember(m, 'new'));
   const endpoints = members.map((m) => m.client);
   const stop = async () => {
     await Promise.all(
@@ -67,7 +68,19 @@ export async function startCluster(impl, program, base) {
     err.message += `\n${tails.join('\n')}`;
     throw err;
   }
-  return { impl, endpoints, pids: children.map((c) => c.pid), stop };
+  /** SIGTERM to member i (SIGKILL after 10 s), then the same member started again on its data dir; resolves once spawned. */
+  const restart = async (i) => {
+    const c = children[i];
+    if (c.exitCode === null && c.signalCode === null) {
+      await new Promise((resolve) => {
+        const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
+        c.once('exit', () => (clearTimeout(timer), resolve()));
+        c.kill('SIGTERM');
+      });
+    }
+    children[i] = spawnMember(members[i], 'existing');
+  };
+  return { impl, endpoints, get pids() { return children.map((c) => c.pid); }, stop, restart };
 }
 
 async function waitReady(endpoints, timeoutMs) {

@@ -9,19 +9,24 @@
 // through the API server (one at a time, one every 50 ms) and counts what
 // failed. Reported per run: the total time, each component's time, the
 // longest etcd write unavailability (the target: one election, about 1 s),
-// the longest API server unavailability, failed and lost writes.
+// the longest API server unavailability, failed and lost writes. Beside it,
+// Puts every 20 ms through the etcd3 client (etcdWrites.mjs), and the same
+// Puts through a rolling restart of Debian's etcd 3.4 members done as etcd's
+// upgrade guide says: how long etcd itself is unavailable to writers.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { kubeClient, startUp, stopUp } from '../apiserver/kube.mjs';
+import { memberClients, rollingRestart, writeLoop } from './etcdWrites.mjs';
 import { pilothouse } from '../cli.mjs';
-import { CLI_JS, fmt, root, writeResults } from '../etcd/common.mjs';
+import { CLI_JS, fmt, root, withCluster, writeResults } from '../etcd/common.mjs';
 
 const PORT_BASE = 19400;
+const ETCD_BASE = 19460;
 
 function option(args, name, dflt) {
   const i = args.indexOf(name);
@@ -109,6 +114,7 @@ export async function run(args) {
   const builds = mkdtempSync(join(tmpdir(), 'pilothouse-bench-builds-'));
   const up = startUp(dir, PORT_BASE);
   const results = [];
+  let clients = [];
   try {
     await up.ready;
     const deadline = Date.now() + 120_000;
@@ -117,6 +123,8 @@ export async function run(args) {
       await new Promise((r) => setTimeout(r, 200));
     }
     const k = kubeClient(dir, 16);
+    const pki = (f) => readFileSync(join(dir, 'pki', f));
+    clients = memberClients([0, 1, 2].map((m) => `https://127.0.0.1:${PORT_BASE + 2 * m}`), { rootCertificate: pki('ca.crt'), certChain: pki('client.crt'), privateKey: pki('client.key') });
     await createObjects(k, objects);
     process.stdout.write(`bench: ${objects} ConfigMaps created\n`);
     for (let i = 1; i <= runs; i++) {
@@ -126,8 +134,13 @@ export async function run(args) {
       await pilothouse(['backup', 'save', '--data-dir', dir]);
       process.stdout.write(`bench: run ${i}: upgrading to ${version}\n`);
       const load = steadyLoad(k, objects);
+      const puts = writeLoop(clients, `/bench/upgrade/${i}/`);
       let loadReport;
-      const applied = await pilothouse(['upgrade', 'apply', '--data-dir', dir, '--to', target, '--timeout', '2m', '-w', 'json'], 900_000).finally(() => load.stop().then((r) => (loadReport = r)));
+      let putsReport;
+      const applied = await pilothouse(['upgrade', 'apply', '--data-dir', dir, '--to', target, '--timeout', '2m', '-w', 'json'], 900_000).finally(async () => {
+        loadReport = await load.stop();
+        putsReport = await puts.stop();
+      });
       const report = JSON.parse(applied.stdout);
       const a = report.availability;
       results.push({
@@ -138,13 +151,36 @@ export async function run(args) {
         etcd: { writes: a.etcd.writes, failed: a.etcd.failedCount, longestMs: a.etcd.longestUnavailableMs, lost: a.etcd.lost },
         apiserver: { writes: a.apiserver.writes, failed: a.apiserver.failedCount, longestMs: a.apiserver.longestUnavailableMs, lost: a.apiserver.lost },
         load: loadReport,
+        puts: putsReport,
       });
       process.stdout.write(`bench: run ${i}: ${fmt(report.durationMs / 1000, 1)} s; etcd longest ${a.etcd.longestUnavailableMs} ms, API server longest ${a.apiserver.longestUnavailableMs} ms\n`);
     }
   } finally {
+    for (const c of clients) c.close();
     await stopUp(up, 30_000);
     rmSync(dir, { recursive: true, force: true });
     rmSync(builds, { recursive: true, force: true });
+  }
+  const reference = [];
+  if (existsSync('/usr/bin/etcd')) {
+    await withCluster('etcd', ETCD_BASE, async (cluster) => {
+      const ref = memberClients(cluster.endpoints);
+      try {
+        for (let i = 1; i <= runs; i++) {
+          const puts = writeLoop(ref, `/bench/upgrade/${i}/`);
+          const t0 = performance.now();
+          let members;
+          try {
+            members = await rollingRestart(cluster);
+          } finally {
+            reference.push({ seconds: (performance.now() - t0) / 1000, members, puts: await puts.stop() });
+          }
+          process.stdout.write(`bench: etcd 3.4 rolling restart ${i}: longest Put failure run ${fmt(reference.at(-1).puts.longestMs, 0)} ms\n`);
+        }
+      } finally {
+        for (const c of ref) c.close();
+      }
+    });
   }
   const rows = results.map(
     (r, i) =>
@@ -159,6 +195,15 @@ export async function run(args) {
     '|---|---|---|---|---|---|',
     ...rows,
     '',
+    `Side by side: a Put every 20 ms through the etcd3 client (one client per member, moving to the next member after a failure, each Put bounded by 1 s) during the members' turn — Pilothouse during \`upgrade apply\` (which also replaces the API server and controllers), Debian's etcd 3.4 during the same rolling restart done by hand (followers first, \`etcdctl move-leader\`, the leader last, each member waited for until healthy and caught up).`,
+    '',
+    '| run | Pilothouse: Puts failed | Pilothouse: longest failure run (ms) | etcd 3.4: Puts failed | etcd 3.4: longest failure run (ms) | etcd 3.4 rolling restart (s) |',
+    '|---|---|---|---|---|---|',
+    ...results.map((r, i) => {
+      const ref = reference[i];
+      return `| ${i + 1} | ${r.puts.failed}/${r.puts.writes} | ${fmt(r.puts.longestMs, 0)} | ${ref ? `${ref.puts.failed}/${ref.puts.writes}` : '–'} | ${ref ? fmt(ref.puts.longestMs, 0) : '–'} | ${ref ? fmt(ref.seconds, 1) : '–'} |`;
+    }),
+    '',
   ].join('\n');
-  writeResults('upgrade', { objects, runs: results }, md);
+  writeResults('upgrade', { objects, runs: results, etcdReference: reference }, md);
 }
