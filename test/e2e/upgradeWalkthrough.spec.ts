@@ -27,8 +27,10 @@ test('upgrade walkthrough: a flag-only reconfiguration from the form, planned, b
   const form = page.getByTestId('upgrade-form');
   await expect(form).toBeVisible();
   await expect(form.getByTestId('upgrade-timeout').locator('input')).toHaveValue('5m');
-  await expect(form.getByTestId('upgrade-rehearse').locator('.n-checkbox')).toHaveClass(/n-checkbox--checked/);
+  await expect(form.getByTestId('upgrade-rehearse')).toHaveAttribute('aria-checked', 'true');
+  await expect(form.getByTestId('upgrade-force')).toHaveAttribute('aria-checked', 'false');
   await form.getByTestId('upgrade-set').locator('textarea').fill(SETTING);
+  await expect(page.locator('.n-modal')).toHaveCSS('opacity', '1');
   await snap(page, testInfo, 'upgrade-form');
   await form.getByTestId('upgrade-start').click();
 
@@ -65,6 +67,9 @@ test('upgrade walkthrough: a flag-only reconfiguration from the form, planned, b
   for (const f of ['etcdLongestUnavailableMs', 'apiServerLongestUnavailableMs', 'writesFailed', 'writesLost']) await expect(figures).toContainText(f);
   await settle(page);
   await snap(page, testInfo, 'upgrade-done');
+  // the page is taller than a full-page shot holds: the plan and the report on their own
+  await step('plan').screenshot({ path: 'test/e2e/screenshots/upgrade-plan.png' });
+  await step('report').screenshot({ path: 'test/e2e/screenshots/upgrade-report.png' });
 
   // every member now runs with the new flag
   const lines = memberCommandLines();
