@@ -29,6 +29,7 @@ import type {
   TraceRecord,
   BackupScheduleInfo,
   WalkthroughAction,
+  UpgradeRequest,
   WalkthroughKind,
   WalkthroughReport,
   WalkthroughRun,
@@ -84,8 +85,8 @@ export interface BridgeCalls {
   walkthroughKinds(): WalkthroughKind[];
   /** Every run under DIR/walkthroughs, newest first (CLI runs included). */
   listWalkthroughs(): WalkthroughRun[];
-  /** Starts a run; a drill or restore names a file under DIR/snapshots. Changes arrive on walkthroughRun. */
-  startWalkthrough(req: { kind: string; snapshot?: string }): WalkthroughRun;
+  /** Starts a run; a drill or restore names a file under DIR/snapshots, an upgrade its target and flags. Changes arrive on walkthroughRun. */
+  startWalkthrough(req: { kind: string; snapshot?: string; upgrade?: UpgradeRequest }): WalkthroughRun;
   walkthroughAction(req: { id: string; action: WalkthroughAction }): WalkthroughRun;
   /** The run's report.md. */
   walkthroughReport(req: { id: string }): WalkthroughReport;

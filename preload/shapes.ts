@@ -280,11 +280,29 @@ export interface WalkthroughRun {
   report?: { markdown: string; json: string };
 }
 
+/** The upgrade walkthrough's start form (main checks every field). */
+export interface UpgradeRequest {
+  /** A directory holding the target build (DIR/out/main/cli.js); flags only when unset. */
+  to?: string;
+  /** COMPONENT.FLAG=VALUE, e.g. etcd.quota-backend-bytes=4294967296. */
+  set?: string[];
+  /** A Go duration: how long each component may take to be back (default 5m). */
+  timeout?: string;
+  /** Rehearse on a copy restored from the newest backup first (default true). */
+  rehearse?: boolean;
+  /** Rehearse a member that refuses its flags at start, and its rollback. */
+  rehearseBadFlag?: boolean;
+  /** Go ahead without a verified backup younger than an hour. */
+  force?: boolean;
+}
+
 export interface WalkthroughKind {
   kind: string;
   title: string;
   /** The run needs a snapshot file to work on (drill, restore). */
   needsSnapshot: boolean;
+  /** The start form the card shows before the run: 'snapshot' (a file to pick), 'upgrade' (target and flags), or none. */
+  form: 'none' | 'snapshot' | 'upgrade';
   /** One sentence for the start card. */
   description: string;
 }

@@ -89,7 +89,7 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
     dir: join(dataDir, 'walkthroughs'),
     events,
     snapshotPath: (name) => snapshots.path(name),
-    walkthroughs: [...consoleWalkthroughs({ dataDir, snapshotsDir: snapshots.dir, cluster, cliPath: opts.cliPath }), ...(opts.extraWalkthroughs ?? [])],
+    walkthroughs: [...consoleWalkthroughs({ dataDir, snapshotsDir: snapshots.dir, cluster, cliPath: opts.cliPath, supervisor, portBase: opts.portBase }), ...(opts.extraWalkthroughs ?? [])],
     onEnded: (run) => {
       // the restored cluster's revisions are new: follow them afresh
       if (run.kind === 'restore' && run.state === 'succeeded') void startWatchFeed();

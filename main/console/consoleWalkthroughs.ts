@@ -9,7 +9,13 @@ import type { BackupCluster, ClusterAddress } from '../backup/clusterAccess';
 import { drillWalkthrough, type DrillParams } from '../backup/drillWalkthrough';
 import type { RecoveryPlane } from '../backup/recovery';
 import { restoreWalkthrough, type RecoveryCommands, type RestoreParams } from '../backup/restoreWalkthrough';
+import { blockFree } from '../backup/drillPorts';
+import type { ControlledPlane } from '../controlplane/controlSocket';
+import { inProcessPlane } from '../upgrade/applyPlane';
+import { currentLeader } from '../upgrade/leadership';
+import { upgradeWalkthrough, type UpgradeParams } from '../upgrade/upgradeWalkthrough';
 import { shellQuote } from './memberActions';
+import { checkUpgradeRequest } from './upgradeRequest';
 import type { ConsoleCluster } from './cluster';
 import { snapshotFileName } from './snapshots';
 import type { ConsoleWalkthrough } from './walkthroughs';
@@ -21,6 +27,31 @@ export interface ConsoleWalkthroughDeps {
   cluster: ConsoleCluster;
   /** The `pilothouse` script the drill's scratch members run. */
   cliPath: string;
+  /** The orchestrator of the console's plane, which the upgrade replaces components through. */
+  supervisor: ControlledPlane;
+  /** The plane's first port; an upgrade rehearsal's copy listens from REHEARSAL_PORT_OFFSET above it when those ports are free. */
+  portBase: number;
+}
+
+/** Past the plane's own ports (three members' client and peer ports, the API server). */
+export const REHEARSAL_PORT_OFFSET = 10;
+const SCRATCH_PORTS = 7;
+
+/** The upgrade's start: the form checked, and the components in the order they will be replaced (the leader last). */
+async function upgradeParams(deps: ConsoleWalkthroughDeps, form: unknown): Promise<UpgradeParams> {
+  const req = checkUpgradeRequest(form);
+  const plane = inProcessPlane(deps.dataDir, deps.supervisor);
+  let leader: string | undefined;
+  try {
+    leader = await currentLeader(plane);
+  } finally {
+    plane.close();
+  }
+  const ids = deps.supervisor.components().map((c) => c.id);
+  const members = deps.cluster.members.map((m) => m.name).filter((m) => ids.includes(m));
+  const order = [...members.filter((m) => m !== leader), ...members.filter((m) => m === leader), ...['apiserver', 'controllers'].filter((id) => ids.includes(id))];
+  const scratch = deps.portBase + REHEARSAL_PORT_OFFSET;
+  return { dataDir: deps.dataDir, ...req, order, ...((await blockFree(scratch, SCRATCH_PORTS)) && { rehearsalPortBase: scratch }) };
 }
 
 const READY_POLL_MS = 250;
@@ -102,6 +133,15 @@ export function consoleWalkthroughs(deps: ConsoleWalkthroughDeps): ConsoleWalkth
           description: "Disaster recovery: stop the controllers, the API server and the members, restore every member as a new cluster with revisions bumped past the live ones, start them again. Asks before the stop.",
           needsSnapshot: true,
           params: (r: { snapshotPath?: string }): RestoreParams => ({ file: r.snapshotPath!, dataDir: deps.dataDir }),
+        }]
+      : []),
+    ...(deps.cluster.capabilities.processControl
+      ? [{
+          definition: upgradeWalkthrough({ plane: () => inProcessPlane(deps.dataDir, deps.supervisor), backup: members, cliPath: deps.cliPath }),
+          description: 'Plan a new build or flag settings, back up, rehearse on a copy, then replace the members (the leader last), the API server and the controllers one at a time, each waited for and rolled back if not back; availability measured.',
+          needsSnapshot: false,
+          form: 'upgrade' as const,
+          params: (r: { upgrade?: unknown }) => upgradeParams(deps, r.upgrade),
         }]
       : []),
   ];

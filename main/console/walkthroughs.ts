@@ -16,8 +16,10 @@ export interface ConsoleWalkthrough {
   definition: WalkthroughDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each definition types its own params
   description: string;
   needsSnapshot: boolean;
-  /** The run's parameters; snapshotPath is the chosen file, resolved and checked to exist. */
-  params(req: { snapshotPath?: string }): object;
+  /** The start form beyond a snapshot (the upgrade's target and flags). */
+  form?: 'upgrade';
+  /** The run's parameters; snapshotPath is the chosen file, resolved and checked to exist; upgrade the form as the page sent it (unchecked). */
+  params(req: { snapshotPath?: string; upgrade?: unknown }): object | Promise<object>;
 }
 
 export interface WalkthroughServiceOptions {
@@ -56,7 +58,9 @@ export class WalkthroughService {
 
   readonly handlers: WalkthroughHandlers = {
     walkthroughKinds: (): WalkthroughKind[] =>
-      [...this.byKind.values()].map((w) => ({ kind: w.definition.kind, title: w.definition.title, needsSnapshot: w.needsSnapshot, description: w.description })),
+      [...this.byKind.values()].map((w) => ({
+        kind: w.definition.kind, title: w.definition.title, needsSnapshot: w.needsSnapshot, form: w.form ?? (w.needsSnapshot ? 'snapshot' : 'none'), description: w.description,
+      })),
     listWalkthroughs: () => this.engine.list(),
     startWalkthrough: async (req) => {
       const w = this.byKind.get(req?.kind);
@@ -67,7 +71,9 @@ export class WalkthroughService {
         snapshotPath = this.o.snapshotPath(req.snapshot);
         if (!existsSync(snapshotPath)) throw new Error(`stat ${snapshotPath}: no such file or directory`);
       }
-      return this.engine.start(w.definition.kind, { ...w.params(snapshotPath ? { snapshotPath } : {}) });
+      if (req.upgrade !== undefined && w.form !== 'upgrade') throw new Error(`${w.definition.title} takes no upgrade settings`);
+      const params = await w.params({ ...(snapshotPath && { snapshotPath }), ...(w.form === 'upgrade' && { upgrade: req.upgrade }) });
+      return this.engine.start(w.definition.kind, { ...params });
     },
     walkthroughAction: (req) => {
       const id = String(req?.id);

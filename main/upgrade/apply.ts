@@ -29,7 +29,7 @@ import type { ControlledComponent } from '../controlplane/controlSocket';
 import { flagValue } from './planeSurvey';
 import { AvailabilityProbe, type AvailabilityReport } from './availabilityProbe';
 import type { ApplyPlane } from './applyPlane';
-import { applyStatePath, writeApplyState, type ApplyState, type AppliedComponent } from './applyState';
+import { applyStatePath, readApplyState, writeApplyState, type ApplyState, type AppliedComponent } from './applyState';
 import type { ComponentKind } from './build';
 import { waitBack, type Seen } from './componentHealth';
 import { withSettings } from './flagSettings';
@@ -55,6 +55,12 @@ export interface ApplyOptions {
   badFlag?: boolean;
   log?: (line: string) => void;
   signal?: AbortSignal;
+  /**
+   * The id of a run DIR/upgrade/apply.json records, to carry on with it (a
+   * walkthrough resumed after the app restarted): its components keep the
+   * command lines they ran before the run began, so a rollback still knows them.
+   */
+  continueRun?: string;
 }
 
 export interface ComponentOutcome {
@@ -92,15 +98,26 @@ export function retargetProgram(program: CommandLine['program'], cliPath: string
 
 export class UpgradeApply {
   readonly report: ApplyReport;
-  private readonly t0 = Date.now();
+  private readonly t0: number = Date.now();
   private probe: AvailabilityProbe | undefined;
   private state: ApplyState;
   private badFlagUsed = false;
   private begun = false;
+  /** The run was recorded by an earlier instance: its components are not recorded again. */
+  private readonly continued: boolean;
   /** When the kubelets now running started: the controllers' replacement, else the run's start. */
   private kubeletsSince = Date.now();
 
   constructor(private o: ApplyOptions) {
+    const recorded = o.continueRun === undefined ? undefined : readApplyState(o.plane.dataDir);
+    this.continued = recorded !== undefined && recorded.runId === o.continueRun;
+    if (recorded && this.continued) {
+      const { endedAt: _ended, ...open } = recorded;
+      this.state = { ...open, outcome: 'running' };
+      this.t0 = Date.parse(recorded.startedAt);
+      this.report = { dataDir: o.plane.dataDir, runId: recorded.runId, ok: false, forced: [], components: [], durationMs: 0, next: [] };
+      return;
+    }
     const runId = randomBytes(4).toString('hex');
     this.report = { dataDir: o.plane.dataDir, runId, ok: false, forced: [], components: [], durationMs: 0, next: [] };
     this.state = {
@@ -147,6 +164,25 @@ export class UpgradeApply {
   async begin(): Promise<void> {
     if (this.begun) return;
     this.begun = true;
+    if (this.continued) this.log(`carrying on with run ${this.report.runId} (${applyStatePath(this.o.plane.dataDir)})`);
+    else await this.record();
+    this.save();
+    if (this.o.probe === false) return;
+    const tls = this.o.plane.etcdTls();
+    this.probe = new AvailabilityProbe({
+      etcd: { endpoints: this.o.plane.members.map((m) => m.url), ...(tls && { tls }) },
+      kubeconfig: this.o.plane.kubeconfig,
+      // a carried-on run's probe is a new one: the writes of the one the restart ended are not its to verify
+      runId: this.continued ? `${this.report.runId}-${randomBytes(2).toString('hex')}` : this.report.runId,
+      // A write unanswered for an election timeout's worth counts as failed: the target is one election of unavailability.
+      writeTimeoutMs: 1_000,
+    });
+    this.probe.start();
+    this.log(`availability probe started: writes through etcd and through the API server (run ${this.report.runId})`);
+  }
+
+  /** The run's components as they run now: what each is given, and what a rollback returns it to. */
+  private async record(): Promise<void> {
     const comps = await this.o.plane.control.components();
     this.state.components = this.order.map((id) => {
       const c = comps.find((x) => x.id === id);
@@ -155,18 +191,6 @@ export class UpgradeApply {
     });
     const newest = this.o.plan.preflight.find((p) => p.name === 'backup' && p.ok)?.detail;
     if (newest) this.state.backup = /verified backup (\S+),/.exec(newest)?.[1];
-    this.save();
-    if (this.o.probe === false) return;
-    const tls = this.o.plane.etcdTls();
-    this.probe = new AvailabilityProbe({
-      etcd: { endpoints: this.o.plane.members.map((m) => m.url), ...(tls && { tls }) },
-      kubeconfig: this.o.plane.kubeconfig,
-      runId: this.report.runId,
-      // A write unanswered for an election timeout's worth counts as failed: the target is one election of unavailability.
-      writeTimeoutMs: 1_000,
-    });
-    this.probe.start();
-    this.log(`availability probe started: writes through etcd and through the API server (run ${this.report.runId})`);
   }
 
   private save(): void {

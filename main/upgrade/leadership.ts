@@ -68,3 +68,11 @@ export async function electedHolders(plane: ApplyPlane): Promise<string[]> {
     .map((l) => l.spec?.holderIdentity)
     .filter((h): h is string => typeof h === 'string' && h !== '');
 }
+
+/** The member every member that answers names as leader; undefined when none answers or they disagree. */
+export async function currentLeader(plane: ApplyPlane): Promise<string | undefined> {
+  const views = await memberViews(plane);
+  const id = views[0]?.leader;
+  if (id === undefined || id === '0' || views.some((v) => v.leader !== id)) return undefined;
+  return views.find((v) => v.id === id)?.name;
+}

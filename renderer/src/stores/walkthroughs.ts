@@ -4,7 +4,7 @@
 
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { WalkthroughAction, WalkthroughKind, WalkthroughReport, WalkthroughRun } from '../../../preload/contract';
+import type { UpgradeRequest, WalkthroughAction, WalkthroughKind, WalkthroughReport, WalkthroughRun } from '../../../preload/contract';
 import { errorText } from '../lib/format';
 import { useBridge } from './bridgeProvider';
 
@@ -92,11 +92,11 @@ export const useWalkthroughsStore = defineStore('walkthroughs', () => {
   }
 
   /** Starts a run and shows it; undefined (with actionError set) when the console refused. */
-  async function start(kind: string, snapshot?: string): Promise<WalkthroughRun | undefined> {
+  async function start(kind: string, snapshot?: string, upgrade?: UpgradeRequest): Promise<WalkthroughRun | undefined> {
     actionError.value = '';
     starting.value = kind;
     try {
-      const run = await useBridge().startWalkthrough(snapshot ? { kind, snapshot } : { kind });
+      const run = await useBridge().startWalkthrough({ kind, ...(snapshot && { snapshot }), ...(upgrade && { upgrade }) });
       // the stream may have overtaken the reply with a newer version of the run
       if (!runs.value.some((r) => r.id === run.id)) onRun(run);
       selectedId.value = run.id;

@@ -52,7 +52,7 @@ afterEach(() => {
 describe('WalkthroughService', () => {
   it('lists its kinds, starts a run on a snapshot by name, pushes every change, passes the gate and serves the report', async () => {
     const h = service.handlers;
-    expect(await h.walkthroughKinds()).toEqual([{ kind: 'drill', title: 'Drill a snapshot', needsSnapshot: true, description: 'Rehearse a restore.' }]);
+    expect(await h.walkthroughKinds()).toEqual([{ kind: 'drill', title: 'Drill a snapshot', needsSnapshot: true, form: 'snapshot', description: 'Rehearse a restore.' }]);
     const run = await h.startWalkthrough({ kind: 'drill', snapshot: 'a.db' });
     expect(run.params).toEqual({ file: join(dir, 'snapshots', 'a.db') });
     await eventually('waiting at the gate', () => pushed.some((r) => r.id === run.id && r.state === 'waiting'));
@@ -73,6 +73,7 @@ describe('WalkthroughService', () => {
     await expect(h.startWalkthrough({ kind: 'drill' })).rejects.toThrow('Drill a snapshot needs a snapshot: pick one');
     await expect(h.startWalkthrough({ kind: 'drill', snapshot: '../../etc/passwd.db' })).rejects.toThrow(/invalid snapshot name/);
     await expect(h.startWalkthrough({ kind: 'drill', snapshot: 'missing.db' })).rejects.toThrow(/no such file or directory/);
+    await expect(h.startWalkthrough({ kind: 'drill', snapshot: 'a.db', upgrade: { force: true } })).rejects.toThrow('Drill a snapshot takes no upgrade settings');
     expect(() => h.walkthroughAction({ id: 'x', action: 'explode' as never })).toThrow('unknown walkthrough action "explode"');
     expect(() => h.walkthroughAction({ id: '../x', action: 'pause' })).toThrow(/invalid walkthrough run id/);
   });
@@ -99,5 +100,34 @@ describe('WalkthroughService after the console was closed', () => {
     expect(after.reason).toBe('interrupted at step 1 (Stop the plane): the app stopped while it was running');
     expect((await second.handlers.walkthroughReport({ id: run.id })).markdown).toContain('interrupted at step 1 (Stop the plane)');
     second.dispose();
+  });
+
+  it('hands an upgrade form to its walkthrough, whose params may be asynchronous, and says which form a kind needs', async () => {
+    const seen: unknown[] = [];
+    const upgrade = new WalkthroughService({
+      dir: join(dir, 'walkthroughs-upgrade'),
+      snapshotPath: (name) => join(dir, 'snapshots', name),
+      walkthroughs: [{
+        definition: { kind: 'upgrade', title: 'Upgrade', steps: () => [{ id: 'plan', title: 'Plan', why: 'A test.', command: 'pilothouse upgrade plan', resumable: true, run: async () => 'planned' }] },
+        description: 'Upgrade.',
+        needsSnapshot: false,
+        form: 'upgrade',
+        params: async (r) => {
+          seen.push(r.upgrade);
+          if ((r.upgrade as { timeout?: string } | undefined)?.timeout === 'soon') throw new Error('upgrade.timeout: time: invalid duration "soon"');
+          return { set: (r.upgrade as { set: string[] }).set };
+        },
+      }],
+    });
+    try {
+      const h = upgrade.handlers;
+      expect((await h.walkthroughKinds()).map((k) => k.form)).toEqual(['upgrade']);
+      const run = await h.startWalkthrough({ kind: 'upgrade', upgrade: { set: ['etcd.quota-backend-bytes=4294967296'] } });
+      expect(run.params).toEqual({ set: ['etcd.quota-backend-bytes=4294967296'] });
+      await expect(h.startWalkthrough({ kind: 'upgrade', upgrade: { timeout: 'soon' } })).rejects.toThrow('upgrade.timeout: time: invalid duration "soon"');
+      expect(seen).toEqual([{ set: ['etcd.quota-backend-bytes=4294967296'] }, { timeout: 'soon' }]);
+    } finally {
+      upgrade.dispose();
+    }
   });
 });

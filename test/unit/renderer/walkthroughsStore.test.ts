@@ -56,7 +56,7 @@ describe('walkthrough helpers', () => {
 describe('walkthroughs store', () => {
   it('loads kinds and runs, follows the stream, starts, acts and opens a report', async () => {
     const f = fakeBridge({
-      walkthroughKinds: () => [{ kind: 'backup', title: 'Back up etcd', needsSnapshot: false, description: 'd' }],
+      walkthroughKinds: () => [{ kind: 'backup', title: 'Back up etcd', needsSnapshot: false, form: 'none', description: 'd' }],
       listWalkthroughs: () => [run('r1', 'succeeded')],
       startWalkthrough: (req) => run('r2', 'running', { kind: req.kind }),
       walkthroughAction: (req) => run(req.id, req.action === 'confirm' ? 'running' : 'paused'),
