@@ -256,6 +256,8 @@ export interface WalkthroughStep {
   command: string;
   /** 'confirm': destructive; the run waits for the user's go-ahead before it. */
   gate?: 'confirm';
+  /** What the gate says the step does (default: that it cannot be undone). */
+  gateNote?: string;
   state: WalkthroughStepState;
   progress?: { done: number; total?: number; unit?: string };
   output: string[];

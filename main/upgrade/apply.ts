@@ -324,6 +324,19 @@ export class UpgradeApply {
     return this.report;
   }
 
+  /**
+   * Stops the probe and keeps what it measured for the report (a step that
+   * failed: the run may wait on the user for long, and the probe must not
+   * write on meanwhile). Later steps run unprobed.
+   */
+  async stopProbe(): Promise<void> {
+    if (!this.probe) return;
+    const probe = this.probe;
+    this.probe = undefined;
+    this.report.availability = await probe.stop();
+    this.log('availability probe stopped at the failure; the report gives what it measured until then');
+  }
+
   /** Stops the probe without a report (a cancelled run). */
   async abandon(): Promise<void> {
     await this.probe?.stop().catch(() => undefined);

@@ -53,7 +53,7 @@ export interface UpgradeParams extends Record<string, unknown> {
 }
 
 /** What the apply steps ask of an apply run (UpgradeApply's step methods). */
-export type UpgradeRun = Pick<UpgradeApply, 'report' | 'refusals' | 'begin' | 'component' | 'cycleNodes' | 'migrate' | 'finish' | 'abandon' | 'attach'>;
+export type UpgradeRun = Pick<UpgradeApply, 'report' | 'refusals' | 'begin' | 'component' | 'cycleNodes' | 'migrate' | 'finish' | 'abandon' | 'attach' | 'stopProbe'>;
 
 export interface UpgradeWalkthroughEnv {
   /** The live plane (closed by the caller when the run no longer needs it). */
@@ -132,6 +132,7 @@ function componentStep(p: UpgradeParams, id: string, i: number, etcdctl: (member
       if (out.outcome === 'upgraded' || out.outcome === 'unchanged') return `${id} ${out.outcome === 'unchanged' ? 'already ran its target: left alone' : `is back on its target in ${(out.ms / 1000).toFixed(1)} s: ${out.detail}`}`;
       ctx.log(`${id} did not come back: what it showed:`);
       if (out.seen) for (const line of describeSeen(out.seen)) ctx.log(`  ${line}`);
+      await r.stopProbe();
       throw new Error(`${id}: ${out.detail}${out.rollback ? `; ${out.rollback}` : ''}`);
     },
   };
@@ -271,6 +272,7 @@ export function upgradeWalkthrough(env: UpgradeWalkthroughEnv): WalkthroughDefin
         why: 'From here the live plane changes: the run is recorded in DIR/upgrade/apply.json (what a rollback undoes while the cluster is mixed) and the availability probe writes through etcd and through the API server until the report.',
         command: applyCommand(p),
         gate: 'confirm',
+        gateNote: `This step replaces the live plane's components one at a time. A component that does not come back is rolled back by itself; while the cluster is mixed, pilothouse upgrade rollback --data-dir ${p.dataDir} undoes the rest, and after that only the backup does.`,
         resumable: true,
         async run(ctx) {
           const s = st(ctx);

@@ -94,7 +94,7 @@ export class WalkthroughEngine {
     checkRunId(id);
     const run: RunRecord = {
       id, kind, title: def.title, params: { ...params }, state: 'running', startedAt,
-      steps: steps.map((s) => ({ id: s.id, title: s.title, why: s.why, command: s.command, ...(s.gate ? { gate: s.gate } : {}), state: 'pending', output: [] })),
+      steps: steps.map((s) => ({ id: s.id, title: s.title, why: s.why, command: s.command, ...(s.gate ? { gate: s.gate } : {}), ...(s.gateNote ? { gateNote: s.gateNote } : {}), state: 'pending', output: [] })),
     };
     const live: LiveRun = { stored: { run, state: { ...params }, confirmed: [], pid: process.pid }, def, steps, driving: false, waiters: [] };
     this.live.set(id, live);

@@ -19,6 +19,8 @@ export interface StepDefinition {
   command: string;
   /** 'confirm': the run waits (state 'waiting') for an explicit go-ahead before this step (destructive steps). */
   gate?: 'confirm';
+  /** What the gate says the step does to the cluster (default: that it cannot be undone). */
+  gateNote?: string;
   /** true when running it again after an interruption is safe; otherwise an interrupted run ends 'failed' with the reason. */
   resumable: boolean;
   /** Resolves with the step's verdict (one line); throws to fail the step (the message is the reason). */
@@ -32,5 +34,5 @@ export interface WalkthroughDefinition<P = Record<string, unknown>> {
   /** Figures for the report (read from state after the last step). */
   figures?(state: Record<string, unknown>): Record<string, string | number>;
 }
-export interface StepRecord { id: string; title: string; why: string; command: string; gate?: 'confirm'; state: StepState; progress?: StepProgress; output: string[]; verdict?: string; error?: string; startedAt?: string; endedAt?: string }
+export interface StepRecord { id: string; title: string; why: string; command: string; gate?: 'confirm'; gateNote?: string; state: StepState; progress?: StepProgress; output: string[]; verdict?: string; error?: string; startedAt?: string; endedAt?: string }
 export interface RunRecord { id: string; kind: string; title: string; params: Record<string, unknown>; state: RunState; reason?: string; startedAt: string; endedAt?: string; steps: StepRecord[]; figures?: Record<string, string | number>; report?: { markdown: string; json: string } }

@@ -52,6 +52,7 @@ test('upgrade walkthrough: a flag-only reconfiguration from the form, planned, b
   await expect(run).toHaveAttribute('data-state', 'waiting');
   const gate = page.getByTestId('walkthrough-gate');
   await expect(gate).toContainText(`pilothouse upgrade apply --data-dir ${dataDir()} --set ${SETTING} --timeout 5m`);
+  await expect(gate).toContainText(`pilothouse upgrade rollback --data-dir ${dataDir()} undoes the rest`);
   await settle(page);
   await snap(page, testInfo, 'upgrade-gate');
   await page.getByTestId('confirm-gate').click();

@@ -53,11 +53,11 @@ interface FakePlane {
   hang?: string;
   /** A component that does not come back and is rolled back. */
   breaks?: string;
-  instances: { continueRun?: string; begins: number; finished: boolean }[];
+  instances: { continueRun?: string; begins: number; finished: boolean; probeStopped: boolean }[];
 }
 
 function fakeApply(fp: FakePlane, o: ApplyOptions): UpgradeRun {
-  const me = { ...(o.continueRun && { continueRun: o.continueRun }), begins: 0, finished: false };
+  const me = { ...(o.continueRun && { continueRun: o.continueRun }), begins: 0, finished: false, probeStopped: false };
   fp.instances.push(me);
   let signal: AbortSignal | undefined;
   let log: (l: string) => void = () => {};
@@ -110,6 +110,9 @@ function fakeApply(fp: FakePlane, o: ApplyOptions): UpgradeRun {
       return report;
     },
     async abandon() {},
+    async stopProbe() {
+      me.probeStopped = true;
+    },
   };
 }
 
@@ -169,7 +172,7 @@ describe('upgrade walkthrough', () => {
     expect(byId.rehearse!.verdict).toMatch(/^the rehearsal succeeded in 4\.2 s; etcd.*longest unavailability 1200 ms/);
     expect(byId.migrate!.verdict).toBe('skipped: no flag change alters how objects are stored');
     expect(byId.report!.verdict).toMatch(/^upgrade complete in /);
-    expect(fp.instances).toEqual([{ begins: 1, finished: true }]);
+    expect(fp.instances).toEqual([{ begins: 1, finished: true, probeStopped: false }]);
     expect(run.figures).toMatchObject({ rehearsalMs: 4200, etcdLongestUnavailableMs: 1200, apiServerLongestUnavailableMs: 800, writesFailed: 3, writesLost: 0, m1: 'upgraded', controllers: 'upgraded' });
     expect(typeof run.figures!.durationMs).toBe('number');
   });
@@ -191,7 +194,7 @@ describe('upgrade walkthrough', () => {
     expect(m2.output).toContain('--- the app stopped while this step was running; running it again ---');
     expect(m2.verdict).toBe('m2 already ran its target: left alone');
     // the second instance carries on with the first's run, and each began once
-    expect(fp.instances).toEqual([{ begins: 1, finished: false }, { continueRun: 'run1', begins: 1, finished: true }]);
+    expect(fp.instances).toEqual([{ begins: 1, finished: false, probeStopped: false }, { continueRun: 'run1', begins: 1, finished: true, probeStopped: false }]);
   });
 
   it('a component that is rolled back fails its step with the rollback and what it saw; retry after the fix goes on', async () => {
@@ -205,6 +208,8 @@ describe('upgrade walkthrough', () => {
     expect(m3.error).toBe('m3: not healthy within 5000 ms; m3 was rolled back and is healthy again');
     expect(m3.output).toEqual(expect.arrayContaining(['m3 did not come back: what it showed:', '  last exit: code 1', '  health: connection refused', '    etcd: --election-timeout must be at least 5 heartbeats']));
     expect(states(failed)).toMatchObject({ m1: 'succeeded', m3: 'failed', m2: 'pending' });
+    // the run may wait on the user for long: the probe does not write on meanwhile
+    expect(fp.instances[0]!.probeStopped).toBe(true);
     delete fp.breaks;
     e.retry(id);
     expect((await e.wait(id)).state).toBe('succeeded');
