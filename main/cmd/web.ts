@@ -5,13 +5,15 @@
 // through the launcher page (launcherPage.ts: never the URL on a command
 // line), and shuts down cleanly on Ctrl-C or SIGTERM.
 
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { intOption } from '../common/intOption';
 import type { BridgeHandlers, EventSink } from '../../preload/contract';
-import { createConsoleServices } from '../console/consoleServices';
+import { createAttachedConsoleServices, createConsoleServices } from '../console/consoleServices';
+import type { AttachOptions } from '../console/attachedCluster';
+import { writeContextFile } from '../console/kubeContexts';
 import { hostPlaneSignals, type RestartablePlane } from '../controlplane/pidFile';
 import { BridgeSockets } from '../web/bridgeSockets';
 import { launcherPageFile, writeLauncherPage, writePrivateFile } from '../web/launcherPage';
@@ -28,6 +30,36 @@ export interface WebCommandOptions {
   port: number;
   portBase: number;
   open: boolean;
+  /** Attach to these etcd members instead of running the embedded plane. */
+  etcdEndpoints?: string;
+  etcdCacert?: string;
+  etcdCert?: string;
+  etcdKey?: string;
+  /** Attach to the Kubernetes API server of this kubeconfig (its --context, or current-context). */
+  kubeconfig?: string;
+  context?: string;
+  writable?: boolean;
+}
+
+/** The attachment the flags ask for; undefined for the embedded plane. Throws on flags that do not go together. */
+export function attachFromFlags(opts: WebCommandOptions, dataDir: string): AttachOptions | undefined {
+  const etcdFlags = [opts.etcdCacert && '--etcd-cacert', opts.etcdCert && '--etcd-cert', opts.etcdKey && '--etcd-key'].filter(Boolean);
+  if (!opts.etcdEndpoints && etcdFlags.length > 0) throw new Error(`${etcdFlags.join(', ')} without --etcd-endpoints`);
+  if (!opts.kubeconfig && opts.context) throw new Error('--context without --kubeconfig');
+  if (!opts.etcdEndpoints && !opts.kubeconfig) {
+    if (opts.writable) throw new Error('--writable applies to an attached cluster: give --etcd-endpoints and/or --kubeconfig');
+    return undefined;
+  }
+  if (Boolean(opts.etcdCert) !== Boolean(opts.etcdKey)) throw new Error('--etcd-cert and --etcd-key go together');
+  for (const [flag, file] of [['--etcd-cacert', opts.etcdCacert], ['--etcd-cert', opts.etcdCert], ['--etcd-key', opts.etcdKey], ['--kubeconfig', opts.kubeconfig]] as const) {
+    if (file && !existsSync(file)) throw new Error(`${flag} ${file}: no such file`);
+  }
+  const endpoints = (opts.etcdEndpoints ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const etcd = endpoints.length > 0 ? { endpoints, ...(opts.etcdCacert && { cacert: resolve(opts.etcdCacert) }), ...(opts.etcdCert && { cert: resolve(opts.etcdCert) }), ...(opts.etcdKey && { key: resolve(opts.etcdKey) }) } : undefined;
+  const kube = opts.kubeconfig ? { kubeconfig: resolve(opts.kubeconfig), ...(opts.context && { context: opts.context }) } : undefined;
+  const contextFile = opts.context ? writeContextFile(dataDir, opts.context) : undefined;
+  const name = opts.context ?? (endpoints[0] ? `etcd ${endpoints[0]}` : 'kubeconfig');
+  return { name, ...(etcd && { etcd }), ...(kube && { kube }), writable: opts.writable === true, ...(contextFile && { contextFile }) };
 }
 
 interface HostedServices {
@@ -40,7 +72,7 @@ interface HostedServices {
 
 export interface WebCommandDeps {
   cliPath: string;
-  createServices: (opts: { dataDir: string; portBase: number; cliPath: string; runtime: 'web'; events: EventSink }) => HostedServices;
+  createServices: (opts: { dataDir: string; portBase: number; cliPath: string; runtime: 'web'; events: EventSink; attach?: AttachOptions }) => HostedServices;
   rendererDir?: string;
   out?: (line: string) => void;
   /** Resolves when the command should stop (default: the first SIGINT or SIGTERM). */
@@ -81,17 +113,27 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
     return 1;
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  let hosted: HostedServices | undefined;
-  let releasePlane = (): void => {};
+  let attach: AttachOptions | undefined;
   try {
-    releasePlane = hostPlaneSignals(dataDir, { restartInTurn: (report) => hosted?.supervisor?.restartInTurn(report) ?? Promise.resolve(false) }, (line) => out(`pilothouse web: ${line}`));
+    attach = attachFromFlags(opts, dataDir);
   } catch (err) {
     out(`pilothouse web: ${(err as Error).message}`);
     return 1;
   }
+  let hosted: HostedServices | undefined;
+  let releasePlane = (): void => {};
+  // Attached, the console hosts no plane under DIR: nothing to signal, and an embedded one may run there meanwhile.
+  if (!attach) {
+    try {
+      releasePlane = hostPlaneSignals(dataDir, { restartInTurn: (report) => hosted?.supervisor?.restartInTurn(report) ?? Promise.resolve(false) }, (line) => out(`pilothouse web: ${line}`));
+    } catch (err) {
+      out(`pilothouse web: ${(err as Error).message}`);
+      return 1;
+    }
+  }
   const stop = deps.stopSignal ?? firstSignal();
   const sockets = new BridgeSockets();
-  const services = (hosted = deps.createServices({ dataDir, portBase: opts.portBase, cliPath: deps.cliPath, runtime: 'web', events: sockets }));
+  const services = (hosted = deps.createServices({ dataDir, portBase: opts.portBase, cliPath: deps.cliPath, runtime: 'web', events: sockets, ...(attach && { attach }) }));
   sockets.serve(services.handlers);
 
   const token = newToken();
@@ -114,7 +156,7 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
 
   let stopping = false;
   const started = services.start().then(
-    () => stopping || out(`pilothouse web: control plane running under ${dataDir}`),
+    () => stopping || out(attach ? `pilothouse web: attached to ${attach.name}${attach.writable ? ' (writable)' : ' (read-only)'}` : `pilothouse web: control plane running under ${dataDir}`),
     (err: unknown) => out(`pilothouse web: the control plane did not start: ${(err as Error).message}`),
   );
 
@@ -140,12 +182,19 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
 export function registerWebCommand(program: Command, setExitCode: (code: number) => void, cliPath: string): void {
   program
     .command('web')
-    .description('the console in a browser: serves it on 127.0.0.1 with an access token and runs the embedded control plane')
+    .description('the console in a browser: serves it on 127.0.0.1 with an access token and runs the embedded control plane, or attaches to a real etcd cluster and/or Kubernetes API server (read-only unless --writable)')
     .option('--data-dir <dir>', 'cluster and console directory', join(homedir(), '.pilothouse'))
     .option('--port <port>', 'console port on 127.0.0.1 (0: any free port)', intOption('--port', 0, 65535), DEFAULT_WEB_PORT)
     .option('--port-base <port>', "the control plane's first port, as for `pilothouse up`", intOption('--port-base', 1024, 65535), 2379)
     .option('--no-open', 'do not open a browser')
+    .option('--etcd-endpoints <urls>', 'attach to these etcd members (comma-separated client URLs, as etcdctl --endpoints) instead of running the embedded plane')
+    .option('--etcd-cacert <file>', "the CA that signed the members' certificates (etcdctl --cacert)")
+    .option('--etcd-cert <file>', 'client certificate for the members (etcdctl --cert)')
+    .option('--etcd-key <file>', 'its key (etcdctl --key)')
+    .option('--kubeconfig <file>', "attach to the Kubernetes API server of this kubeconfig's context")
+    .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
+    .option('--writable', 'allow actions that change the attached cluster (defrag, move-leader, ...); read-only by default')
     .action(async (opts: WebCommandOptions) => {
-      setExitCode(await runWebCommand(opts, { cliPath, createServices: (o) => createConsoleServices(o) }));
+      setExitCode(await runWebCommand(opts, { cliPath, createServices: (o) => (o.attach ? createAttachedConsoleServices({ ...o, attach: o.attach }) : createConsoleServices(o)) }));
     });
 }

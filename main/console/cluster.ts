@@ -53,6 +53,8 @@ export interface ControlledProcess {
 export interface ConsoleCluster {
   readonly mode: ClusterOverview['mode'];
   readonly capabilities: ClusterCapabilities;
+  /** Actions that change the cluster are allowed (the embedded lab; an attached cluster only when its connection says so). */
+  readonly writable: boolean;
   readonly members: readonly ClusterMember[];
   memberClient(name: string): MemberClient;
   /** Whether the cluster has an API server at all (its URL is known once started). */
@@ -67,6 +69,10 @@ export interface ConsoleCluster {
   apiServerTlsFiles(): TlsFiles | undefined;
   /** ETCDCTL_* for a terminal, so etcdctl works with no flags; empty before the cluster has written them. */
   etcdctlEnv(): Record<string, string>;
+  /** KUBECONFIG for a terminal (with the chosen context current); undefined without an API server. */
+  kubeconfigEnv(): string | undefined;
+  /** The etcd CA and client certificate files, or undefined for plain http members. */
+  etcdTlsFilesIfAny(): TlsFiles | undefined;
 
   components(): ComponentStatus[];
   hasComponent(id: string): boolean;
@@ -92,6 +98,11 @@ export interface ConsoleCluster {
   readonly restorable: readonly RestorableMember[];
   stopAll(): Promise<void>;
   startAll(): void;
+}
+
+/** The answer to an action that would change a cluster attached read-only. */
+export function readOnly(what: string): string {
+  return `${what} is refused: the console is attached to this cluster read-only (attach it with --writable to allow changes)`;
 }
 
 /** The answer to an action the cluster cannot do. */

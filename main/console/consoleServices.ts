@@ -13,6 +13,7 @@ import type { BridgeHandlers, ClusterOverview, EventSink, MemberStatus } from '.
 import { PILOTHOUSE_VERSION, shortCommit } from '../common/version';
 import { notPossible, type ConsoleCluster } from './cluster';
 import { EmbeddedCluster } from './embeddedCluster';
+import { AttachedCluster, type AttachOptions } from './attachedCluster';
 import { killLeaderExperiment } from './failoverExperiment';
 import { LeaderTimeline, leaderSample } from './leaderTimeline';
 import { LogStore } from '../controlplane/logStore';
@@ -56,24 +57,47 @@ export interface ConsoleServices {
 
 export { parseEnvFile } from '../controlplane/envFile';
 
+/** The console over the embedded control plane, which it runs under opts.dataDir. */
 export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServices {
+  const logs = new LogStore(opts.events);
+  let onChange = (): void => {};
+  const supervisor = new Supervisor({
+    dataDir: opts.dataDir,
+    portBase: opts.portBase,
+    cliPath: opts.cliPath,
+    logs,
+    events: opts.events,
+    memberProgram: opts.memberProgram,
+    onComponentChange: () => onChange(),
+  });
+  const services = composeServices(opts, new EmbeddedCluster(supervisor), logs, supervisor);
+  onChange = services.publishOverview;
+  return { ...services.services, supervisor };
+}
+
+export interface AttachedConsoleServices extends Omit<ConsoleServices, 'supervisor' | 'cluster'> {
+  readonly cluster: AttachedCluster;
+}
+
+/** The console attached to a cluster it does not run (its state, snapshots and walkthrough history under opts.dataDir). */
+export function createAttachedConsoleServices(opts: Omit<ConsoleServicesOptions, 'portBase' | 'memberProgram'> & { attach: AttachOptions }): AttachedConsoleServices {
+  const logs = new LogStore(opts.events);
+  const cluster = new AttachedCluster(opts.attach, opts.events);
+  const { services } = composeServices({ ...opts, portBase: 0 }, cluster, logs, undefined);
+  return { ...services, cluster };
+}
+
+function composeServices(
+  opts: ConsoleServicesOptions,
+  cluster: ConsoleCluster,
+  logs: LogStore,
+  supervisor: Supervisor | undefined,
+): { services: Omit<ConsoleServices, 'supervisor'>; publishOverview: () => void } {
   const { dataDir, events } = opts;
-  const logs = new LogStore(events);
   let lastOverview = '';
   let starting = true;
   let apiReady: boolean | undefined; // undefined: no API server (yet)
   let busy: string | undefined; // one cluster-wide operation at a time (failover experiment, restore)
-
-  const supervisor = new Supervisor({
-    dataDir,
-    portBase: opts.portBase,
-    cliPath: opts.cliPath,
-    logs,
-    events,
-    memberProgram: opts.memberProgram,
-    onComponentChange: () => publishOverview(),
-  });
-  const cluster: ConsoleCluster = new EmbeddedCluster(supervisor);
   const timeline = new LeaderTimeline(join(dataDir, 'console', 'leader-history.jsonl'), (e) => events.emit('leaderEvent', e));
   const health = new MemberHealth(cluster, (round) => onRound(round));
   const snapshots = new SnapshotStore({
@@ -152,7 +176,10 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
 
   async function startWatchFeed(): Promise<void> {
     watchFeed?.dispose();
-    watchFeed = new WatchFeed({ endpoints: cluster.members.map((m) => m.clientUrl), tls: cluster.etcdTlsFiles(), events });
+    watchFeed = undefined;
+    if (cluster.members.length === 0) return; // a Kubernetes API only: no etcd to follow
+    const tls = cluster.etcdTlsFilesIfAny();
+    watchFeed = new WatchFeed({ endpoints: cluster.members.map((m) => m.clientUrl), ...(tls && { tls }), events });
     try {
       await watchFeed.start();
     } catch (err) {
@@ -173,8 +200,8 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
   function terminalService(): TerminalService {
     if (terminals) return terminals;
     const env = cluster.etcdctlEnv();
-    const kubeconfig = cluster.kubeconfigPath;
-    if (kubeconfig && existsSync(kubeconfig)) env.KUBECONFIG = kubeconfig;
+    const kubeconfig = cluster.kubeconfigEnv();
+    if (kubeconfig) env.KUBECONFIG = kubeconfig;
     env.PATH = [writeCliShim(), process.env.PATH ?? '/usr/bin:/bin'].join(delimiter);
     return (terminals = new TerminalService({ env, cwd: dataDir, events }));
   }
@@ -247,17 +274,17 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
   };
 
   let disposed = false;
-  return {
+  const services = {
     handlers,
     cluster,
-    supervisor,
     async start() {
       if (disposed) return;
       logs.attachFile('console', join(dataDir, 'logs', 'console.log'));
       const ok = await cluster.start(opts.startTimeoutMs ?? 120_000);
       starting = false;
       if (disposed) return;
-      logs.note('console', ok ? `control plane healthy; cold start ${cluster.coldStartMs} ms` : 'control plane did not become healthy; see the startup steps and member logs');
+      if (cluster.mode === 'embedded') logs.note('console', ok ? `control plane healthy; cold start ${cluster.coldStartMs} ms` : 'control plane did not become healthy; see the startup steps and member logs');
+      else logs.note('console', ok ? `attached: ${cluster.startupSteps().map((st) => st.detail).join('; ')}` : `attaching failed: ${cluster.startupSteps().filter((st) => st.state === 'failed').map((st) => `${st.label}: ${st.detail}`).join('; ')}`);
       health.start();
       const apiUrl = cluster.apiServerUrl;
       const apiTls = cluster.apiServerTlsFiles();
@@ -269,7 +296,8 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
         nodesFeed = new NodesFeed(kubeconfig, () => publishOverview(), (m) => logs.note('console', `nodes feed: ${m}`));
         void nodesFeed.start().catch((err: Error) => logs.note('console', `nodes feed did not start: ${err.message}`));
       }
-      if (ok) await startWatchFeed();
+      // attached with a kubeconfig that failed, the etcd members may still be there to follow
+      if (ok || cluster.startupSteps().some((st) => st.id === 'etcd' && st.state === 'done')) await startWatchFeed();
       publishOverview();
       // after the cluster: a resumed step may need it
       await walkthroughs.start().catch((err: Error) => logs.note('console', `walkthroughs did not recover: ${err.message}`));
@@ -289,4 +317,5 @@ export function createConsoleServices(opts: ConsoleServicesOptions): ConsoleServ
       await logs.dispose();
     },
   };
+  return { services, publishOverview };
 }

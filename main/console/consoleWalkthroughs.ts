@@ -27,8 +27,8 @@ export interface ConsoleWalkthroughDeps {
   cluster: ConsoleCluster;
   /** The `pilothouse` script the drill's scratch members run. */
   cliPath: string;
-  /** The orchestrator of the console's plane, which the upgrade replaces components through. */
-  supervisor: ControlledPlane;
+  /** The orchestrator of the console's plane, which the upgrade replaces components through; none for an attached cluster. */
+  supervisor?: ControlledPlane;
   /** The plane's first port; an upgrade rehearsal's copy listens from REHEARSAL_PORT_OFFSET above it when those ports are free. */
   portBase: number;
 }
@@ -38,7 +38,7 @@ export const REHEARSAL_PORT_OFFSET = 10;
 const SCRATCH_PORTS = 7;
 
 /** The upgrade's start: the form checked, and the components in the order they will be replaced (the leader last). */
-async function upgradeParams(deps: ConsoleWalkthroughDeps, form: unknown): Promise<UpgradeParams> {
+async function upgradeParams(deps: ConsoleWalkthroughDeps & { supervisor: ControlledPlane }, form: unknown): Promise<UpgradeParams> {
   const req = checkUpgradeRequest(form);
   const plane = inProcessPlane(deps.dataDir, deps.supervisor);
   let leader: string | undefined;
@@ -135,14 +135,21 @@ export function consoleWalkthroughs(deps: ConsoleWalkthroughDeps): ConsoleWalkth
           params: (r: { snapshotPath?: string }): RestoreParams => ({ file: r.snapshotPath!, dataDir: deps.dataDir }),
         }]
       : []),
-    ...(deps.cluster.capabilities.processControl
-      ? [{
-          definition: upgradeWalkthrough({ plane: () => inProcessPlane(deps.dataDir, deps.supervisor), backup: members, cliPath: deps.cliPath }),
-          description: 'Plan a new build or flag settings, back up, rehearse on a copy, then replace the members (the leader last), the API server and the controllers one at a time, each waited for and rolled back if not back; availability measured.',
-          needsSnapshot: false,
-          form: 'upgrade' as const,
-          params: (r: { upgrade?: unknown }) => upgradeParams(deps, r.upgrade),
-        }]
-      : []),
+    ...upgradeEntry(deps, members),
+  ];
+}
+
+/** The upgrade, for a plane the console runs (its supervisor replaces the components). */
+function upgradeEntry(deps: ConsoleWalkthroughDeps, members: ReturnType<typeof consoleMembers>): ConsoleWalkthrough[] {
+  const sup = deps.supervisor;
+  if (!sup || !deps.cluster.capabilities.processControl) return [];
+  return [
+    {
+      definition: upgradeWalkthrough({ plane: () => inProcessPlane(deps.dataDir, sup), backup: members, cliPath: deps.cliPath }),
+      description: 'Plan a new build or flag settings, back up, rehearse on a copy, then replace the members (the leader last), the API server and the controllers one at a time, each waited for and rolled back if not back; availability measured.',
+      needsSnapshot: false,
+      form: 'upgrade' as const,
+      params: (r: { upgrade?: unknown }) => upgradeParams({ ...deps, supervisor: sup }, r.upgrade),
+    },
   ];
 }

@@ -15,6 +15,7 @@ import { parseEnvFile } from '../controlplane/envFile';
 export class EmbeddedCluster implements ConsoleCluster {
   readonly mode = 'embedded' as const;
   readonly capabilities: ClusterCapabilities = { processControl: true, snapshotRestore: true };
+  readonly writable = true;
 
   constructor(private readonly sup: Supervisor) {}
 
@@ -45,6 +46,15 @@ export class EmbeddedCluster implements ConsoleCluster {
 
   etcdTlsFiles(): TlsFiles {
     return this.sup.tlsFiles();
+  }
+
+  etcdTlsFilesIfAny(): TlsFiles | undefined {
+    return this.sup.tlsFiles();
+  }
+
+  kubeconfigEnv(): string | undefined {
+    const kc = this.kubeconfigPath;
+    return kc && existsSync(kc) ? kc : undefined;
   }
 
   etcdTlsPem(): ClientPem {

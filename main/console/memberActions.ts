@@ -13,10 +13,10 @@
 
 import type { ActionResult, MemberAction } from '../../preload/contract';
 import { idHex, type WireStatus } from '../client/etcd/memberClient';
-import { notPossible, type ClusterMember, type ConsoleCluster } from './cluster';
+import { notPossible, readOnly, type ClusterMember, type ConsoleCluster } from './cluster';
 
 /** What the actions need of the cluster; commandLine gives the `start` command line. */
-export type ActionDeps = Pick<ConsoleCluster, 'mode' | 'capabilities' | 'members' | 'memberClient' | 'process' | 'commandLine'>;
+export type ActionDeps = Pick<ConsoleCluster, 'mode' | 'capabilities' | 'writable' | 'members' | 'memberClient' | 'process' | 'commandLine'>;
 
 /** One POSIX shell word. */
 export function shellQuote(s: string): string {
@@ -42,6 +42,7 @@ export async function memberAction(deps: ActionDeps, member: string, action: Mem
   const layout = deps.members.find((m) => m.name === member);
   if (action === 'make-leader' || action === 'defrag') {
     if (!layout) return { ok: false, message: deps.process(member) ? `${member} is not an etcd member` : `no member ${member}`, command: '' };
+    if (!deps.writable) return { ok: false, message: readOnly(`${action} ${member}`), command: '' };
     return action === 'make-leader' ? makeLeader(deps, layout) : defrag(deps, layout);
   }
   if (!deps.capabilities.processControl) {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { apiServerFlags, apiServerLayout, waitApiServerReady, writeKubeconfig, type ApiServerLayout } from '../../main/controlplane/apiserverLayout';
 import type { Program } from '../../main/controlplane/program';
 import { SupervisedProcess } from '../../main/controlplane/supervisedProcess';
-import { CLI_JS, reapClusters, startTestCluster, type TestCluster } from './cluster';
+import { CLI_JS, reapClusters, startTestCluster, type Impl, type TestCluster } from './cluster';
 import { ETCDCTL, type CtlResult } from './etcdctl';
 
 export const KUBECTL = '/usr/bin/kubectl';
@@ -63,8 +63,9 @@ function withTestAdmission(extraFlags: string[]): string[] {
   return ['--disable-admission-plugins=ServiceAccount', ...extraFlags];
 }
 
-export async function startTestApiServer(portBase: number, extraFlags: string[] = []): Promise<TestApiServer> {
-  const tc = await startTestCluster('pilothouse', portBase, 90_000, { tls: true });
+/** members: Pilothouse's (default) or Debian's etcd 3.4, with the same mutual TLS. */
+export async function startTestApiServer(portBase: number, extraFlags: string[] = [], members: Impl = 'pilothouse'): Promise<TestApiServer> {
+  const tc = await startTestCluster(members, portBase, 90_000, { tls: true });
   const layout = await apiServerLayout(tc.dir, portBase, tc.cluster.layout.length, tc.cluster.pki!);
   const proc = new SupervisedProcess({ id: 'apiserver', kind: 'apiserver', program: apiServerTestProgram(), args: apiServerFlags(layout, tc.cluster.layout, withTestAdmission(extraFlags)), logFile: layout.logFile, restart: 'never' });
   live.push(proc);

@@ -1,5 +1,5 @@
 // The console's per-member etcd client: Maintenance (Status, Alarm,
-// Defragment, MoveLeader, Snapshot) and one KV Range, each aimed at ONE
+// Defragment, MoveLeader, Snapshot), Cluster's MemberList and one KV Range, each aimed at ONE
 // member, as `etcdctl --endpoints=<that member>` does. The etcd3 npm client
 // balances over all hosts and holds calls back behind a circuit breaker after
 // failures, which hides exactly what the console wants to see (which member
@@ -33,6 +33,14 @@ export interface WireStatus {
   isLearner: boolean;
 }
 
+export interface WireMember {
+  ID: string;
+  name: string;
+  peerURLs: string[];
+  clientURLs: string[];
+  isLearner: boolean;
+}
+
 export interface WireAlarm {
   memberID: string;
   alarm: number;
@@ -62,19 +70,24 @@ interface MaintenanceStub extends Client {
   Snapshot(req: object, md: Metadata, opts: object): ClientReadableStream<WireSnapshotChunk>;
 }
 
+interface ClusterStub extends Client {
+  MemberList: Unary<object, { header: WireHeader | null; members: WireMember[] }>;
+}
+
 interface KvStub extends Client {
   Range: Unary<{ key: Buffer; range_end?: Buffer; count_only?: boolean; serializable?: boolean }, { count: string; header: WireHeader | null }>;
 }
 
 type StubCtor<T> = new (address: string, credentials: unknown, options?: object) => T;
 
-let ctors: { maintenance: StubCtor<MaintenanceStub>; kv: StubCtor<KvStub> } | undefined;
+let ctors: { maintenance: StubCtor<MaintenanceStub>; kv: StubCtor<KvStub>; cluster: StubCtor<ClusterStub> } | undefined;
 
 function stubs() {
   if (ctors) return ctors;
   return (ctors = {
     maintenance: makeClientConstructor(etcdClientService('Maintenance'), 'Maintenance') as unknown as StubCtor<MaintenanceStub>,
     kv: makeClientConstructor(etcdClientService('KV'), 'KV') as unknown as StubCtor<KvStub>,
+    cluster: makeClientConstructor(etcdClientService('Cluster'), 'Cluster') as unknown as StubCtor<ClusterStub>,
   });
 }
 
@@ -95,6 +108,7 @@ const RECONNECT = { 'grpc.initial_reconnect_backoff_ms': 50, 'grpc.max_reconnect
 export class MemberClient {
   private readonly maintenance: MaintenanceStub;
   private readonly kv: KvStub;
+  private readonly cluster: ClusterStub;
 
   /** url: the member's client URL (http://h:p or https://h:p). */
   constructor(
@@ -103,9 +117,10 @@ export class MemberClient {
   ) {
     const ch = clientUrlChannel(url, tls);
     if (ch === undefined) throw new Error(`cannot call ${url}: https needs a client certificate`);
-    const { maintenance, kv } = stubs();
+    const { maintenance, kv, cluster } = stubs();
     this.maintenance = new maintenance(ch.target, ch.credentials, { ...ch.options, ...RECONNECT });
     this.kv = new kv(ch.target, ch.credentials, { ...ch.options, ...RECONNECT });
+    this.cluster = new cluster(ch.target, ch.credentials, { ...ch.options, ...RECONNECT });
   }
 
   private unary<Req, Res>(fn: Unary<Req, Res>, stub: Client, req: Req, timeoutMs: number): Promise<Res> {
@@ -119,6 +134,11 @@ export class MemberClient {
 
   status(timeoutMs = 1_000): Promise<WireStatus> {
     return this.unary(this.maintenance.Status, this.maintenance, {}, timeoutMs);
+  }
+
+  /** `etcdctl member list`: every member the cluster has (linearizable on etcd 3.4, which has no serializable MemberList). */
+  async memberList(timeoutMs = 2_000): Promise<{ header: WireHeader | null; members: WireMember[] }> {
+    return this.unary(this.cluster.MemberList, this.cluster, {}, timeoutMs);
   }
 
   /** AlarmList: action GET, member 0, alarm NONE (goes through Raft on the server). */
@@ -155,5 +175,6 @@ export class MemberClient {
   close(): void {
     this.maintenance.close();
     this.kv.close();
+    this.cluster.close();
   }
 }

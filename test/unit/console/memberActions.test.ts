@@ -14,11 +14,12 @@ function status(name: string, leader: string): WireStatus {
   };
 }
 
-function deps(leader: string, calls: string[], opts: { moveError?: string; processControl?: boolean } = {}): ActionDeps {
+function deps(leader: string, calls: string[], opts: { moveError?: string; processControl?: boolean; writable?: boolean } = {}): ActionDeps {
   const processControl = opts.processControl ?? true;
   return {
     mode: processControl ? 'embedded' : 'external',
     capabilities: { processControl, snapshotRestore: processControl },
+    writable: opts.writable ?? true,
     members: layout,
     memberClient: (name) =>
       ({
@@ -99,6 +100,19 @@ describe('member actions and the commands they teach', () => {
     expect(await memberAction(attached, 'm9', 'stop')).toEqual({ ok: false, message: 'no member m9', command: '' });
     expect(await memberAction(attached, 'm2', 'defrag')).toMatchObject({ ok: true });
     expect(calls).toEqual(['m2.defragment']);
+  });
+
+  it('attached read-only, the etcd actions that change the cluster are refused before any call', async () => {
+    const calls: string[] = [];
+    const readOnly = deps('11', calls, { processControl: false, writable: false });
+    for (const action of ['defrag', 'make-leader'] as const) {
+      expect(await memberAction(readOnly, 'm2', action)).toEqual({
+        ok: false,
+        message: `${action} m2 is refused: the console is attached to this cluster read-only (attach it with --writable to allow changes)`,
+        command: '',
+      });
+    }
+    expect(calls).toEqual([]);
   });
 
   it('quotes shell words only when needed', () => {
