@@ -8,7 +8,6 @@
 
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { EtcdConnection } from './attachedCluster';
 
 function text(err: unknown): string {
   const e = err as { details?: string; message?: string };
@@ -16,7 +15,7 @@ function text(err: unknown): string {
 }
 
 /** A clear message for a failed call to url, with the original error in parentheses. */
-export function connectionError(err: unknown, url: string, conn: Pick<EtcdConnection, 'cacert' | 'cert' | 'key'>): string {
+export function connectionError(err: unknown, url: string, conn: { cacert?: string; cert?: string }): string {
   const raw = text(err);
   const https = url.startsWith('https:');
   const why = ((): string | undefined => {
