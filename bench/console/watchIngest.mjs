@@ -1,4 +1,7 @@
-// Console benchmark: how the renderer copes with 100,000 watch events.
+// Console benchmark: how the renderer copes with 100,000 watch events, for
+// the embedded plane and for a real etcd cluster the console attaches to
+// (attachedEtcd.mjs: Debian etcd 3.4 with mutual TLS holding 100,000 keys
+// under /registry/), and how soon the Members view paints on each.
 //
 // Starts `pilothouse web` (built out/main/cli.js) on loopback ports
 // 28800 (console) and 28810–28815 (members), opens the Watch events view in
@@ -21,6 +24,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
 import { Etcd3 } from 'etcd3';
+import { startAttached } from './attachedEtcd.mjs';
 
 const WEB_PORT = 28800;
 const PORT_BASE = 28810;
@@ -91,7 +95,32 @@ async function startHost() {
     }
     await sleep(100);
   }
-  return { url: readFileSync(urlFile, 'utf8').trim(), dataDir, stop };
+  const envFile = join(dataDir, 'etcdctl.env');
+  for (let i = 0; !existsSync(envFile); i++) {
+    if (gone() || i > 600) {
+      await stop();
+      throw new Error(`pilothouse web wrote no etcdctl.env:\n${out}`);
+    }
+    await sleep(100);
+  }
+  const env = parseEnv(readFileSync(envFile, 'utf8'));
+  const credentials = env.ETCDCTL_CACERT ? { rootCertificate: readFileSync(env.ETCDCTL_CACERT), certChain: readFileSync(env.ETCDCTL_CERT), privateKey: readFileSync(env.ETCDCTL_KEY) } : undefined;
+  return { url: readFileSync(urlFile, 'utf8').trim(), hosts: env.ETCDCTL_ENDPOINTS.split(','), credentials, stop };
+}
+
+/** From loading the page to the Members view showing three members and the leader (the cluster already up). */
+async function membersFirstPaint(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  try {
+    const t0 = Date.now();
+    await page.goto(url);
+    await page.evaluate(() => (location.hash = '#/members'));
+    await page.locator('[data-testid^="member-"]').nth(2).waitFor({ timeout: 60_000 });
+    await page.getByTestId('leader-badge').first().waitFor({ timeout: 60_000 });
+    return Date.now() - t0;
+  } finally {
+    await page.close();
+  }
 }
 
 async function heap(cdp) {
@@ -127,10 +156,9 @@ async function receivedCount(page) {
   return Number(/^([\d,]+) received/.exec(text)?.[1].replace(/,/g, '') ?? 0);
 }
 
-async function measure() {
+async function measure(host) {
   const events = arg('events', 100_000);
   const perTxn = arg('per-txn', 100);
-  const host = await startHost();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   let client;
   try {
@@ -142,18 +170,12 @@ async function measure() {
     await page.evaluate(() => (location.hash = '#/watch'));
     await page.getByTestId('health-line').and(page.locator('[data-health="healthy"]')).waitFor({ timeout: 120_000 });
     await page.getByTestId('view-watch').waitFor();
+    const membersPaintMs = await membersFirstPaint(browser, host.url);
     await sleep(1000);
     const base = await receivedCount(page);
     const memBefore = await heap(cdp);
 
-    const env = parseEnv(readFileSync(join(host.dataDir, 'etcdctl.env'), 'utf8'));
-    const hosts = env.ETCDCTL_ENDPOINTS.split(',');
-    client = new Etcd3({
-      hosts,
-      ...(env.ETCDCTL_CACERT
-        ? { credentials: { rootCertificate: readFileSync(env.ETCDCTL_CACERT), certChain: readFileSync(env.ETCDCTL_CERT), privateKey: readFileSync(env.ETCDCTL_KEY) } }
-        : {}),
-    });
+    client = new Etcd3({ hosts: host.hosts, ...(host.credentials && { credentials: host.credentials }) });
 
     const stopIngestFrames = await recordFrames(page);
     const t0 = Date.now();
@@ -208,11 +230,13 @@ async function measure() {
     });
     const scrollFrames = percentiles(await stopScrollFrames());
     const memScrolled = await heap(cdp);
-    await page.screenshot({ path: resolve('bench/console/results/watch-ingest-last.png') });
+    await page.screenshot({ path: resolve(`bench/console/results/watch-ingest-last${host.slug === 'embedded' ? '' : `-${host.slug}`}.png`) });
 
     const result = {
       suite: 'console-watch-ingest',
+      cluster: host.label,
       at: new Date().toISOString(),
+      membersPaintMs,
       events,
       perTxn,
       written,
@@ -241,6 +265,8 @@ function markdown(r) {
     '',
     '| measure | value |',
     '|---|---|',
+    `| cluster | ${r.cluster} |`,
+    `| Members view first paint (page load → 3 members and the leader shown) | ${r.membersPaintMs} ms |`,
     `| events written (etcd txns of ${r.perTxn} puts) | ${r.written.toLocaleString('en-US')} in ${r.writeMs} ms |`,
     `| events counted by the Watch view | ${r.seenByRenderer.toLocaleString('en-US')} after ${r.ingestMs} ms (${r.renderedEventsPerSec.toLocaleString('en-US')}/s) |`,
     `| frame time while ingesting p50/p95/p99/max | ${f(r.ingestFrames)} |`,
@@ -253,15 +279,39 @@ function markdown(r) {
   ].join('\n');
 }
 
-/** Entry for `node bench/console/watchIngest.mjs` and for bench/run.mjs (`suite.run(args)`). */
+/**
+ * Entry for `node bench/console/watchIngest.mjs` and for bench/run.mjs
+ * (`suite.run(args)`): the embedded plane, then a Debian etcd 3.4 cluster
+ * holding 100,000 keys under /registry/ that the console attaches to
+ * (`--attached-keys N`; `--no-attached` skips it).
+ */
 export async function run() {
   mkdirSync(resolve('bench/console/results'), { recursive: true });
-  const r = await measure();
-  const stamp = r.at.replace(/[:.]/g, '-');
-  writeFileSync(resolve(`bench/console/results/watch-ingest-${stamp}.json`), `${JSON.stringify(r, null, 2)}\n`);
-  writeFileSync(resolve(`bench/console/results/watch-ingest-${stamp}.md`), markdown(r));
-  process.stdout.write(markdown(r));
-  return r;
+  const results = [];
+  const embedded = await startHost();
+  try {
+    results.push(await measure({ ...embedded, slug: 'embedded', label: 'embedded' }));
+  } finally {
+    await embedded.stop();
+  }
+  if (!process.argv.includes('--no-attached') && existsSync('/usr/bin/etcd')) {
+    rmSync(APP, { recursive: true, force: true });
+    cpSync(BUILD, join(APP, 'out'), { recursive: true });
+    const keys = arg('attached-keys', 100_000);
+    const attached = await startAttached({ cliJs: join(APP, 'out', 'main', 'cli.js'), webPort: WEB_PORT + 1, etcdBase: PORT_BASE + 10, keys });
+    try {
+      results.push(await measure({ ...attached, slug: 'attached', label: `attached: Debian etcd 3.4, mutual TLS, ${keys.toLocaleString('en-US')} keys under /registry/` }));
+    } finally {
+      await attached.stop();
+      rmSync(APP, { recursive: true, force: true });
+    }
+  }
+  const stamp = results[0].at.replace(/[:.]/g, '-');
+  const md = results.map(markdown).join('\n');
+  writeFileSync(resolve(`bench/console/results/watch-ingest-${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(resolve(`bench/console/results/watch-ingest-${stamp}.md`), md);
+  process.stdout.write(md);
+  return results;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
