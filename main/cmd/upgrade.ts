@@ -14,7 +14,7 @@ import { parseGoDurationStrict } from '../common/goDuration';
 import { DEFAULT_TIMEOUT_MS, runApply } from '../upgrade/apply';
 import { hostedPlane } from '../upgrade/applyPlane';
 import { formatApplyText, formatRehearsalText } from '../upgrade/applyReport';
-import { makePlan } from '../upgrade/plan';
+import { makePlan, type PlanOptions } from '../upgrade/plan';
 import { formatPlanJson, formatPlanText } from '../upgrade/planReport';
 import { rehearse } from '../upgrade/rehearsal';
 import { rollbackUpgrade } from '../upgrade/rollback';
@@ -23,6 +23,7 @@ interface PlanFlags {
   dataDir: string;
   to?: string;
   set: string[];
+  renewCerts?: boolean;
   writeOut: string;
 }
 
@@ -51,10 +52,14 @@ function timeoutMs(text: string): number {
   return ms;
 }
 
+function planOptions(f: PlanFlags): PlanOptions {
+  return { dataDir: f.dataDir, ...(f.to !== undefined && { to: f.to }), set: f.set, ...(f.renewCerts && { renewCerts: true }) };
+}
+
 export async function runUpgradePlan(f: PlanFlags, out: Out, err: Out): Promise<number> {
   if (!checkFormat(f, err)) return 1;
   try {
-    const plan = await makePlan({ dataDir: f.dataDir, ...(f.to !== undefined && { to: f.to }), set: f.set });
+    const plan = await makePlan(planOptions(f));
     out(f.writeOut === 'json' ? formatPlanJson(plan) : formatPlanText(plan));
     return plan.refusals.length === 0 ? 0 : 1;
   } catch (e) {
@@ -65,7 +70,7 @@ export async function runUpgradePlan(f: PlanFlags, out: Out, err: Out): Promise<
 
 /** The apply command line without --rehearse, to offer the live run after a rehearsal. */
 function liveCommand(f: ApplyFlags): string {
-  return ['pilothouse upgrade apply', `--data-dir ${f.dataDir}`, ...(f.to ? [`--to ${f.to}`] : []), ...f.set.map((s) => `--set ${s}`), `--timeout ${f.timeout}`].join(' ');
+  return ['pilothouse upgrade apply', `--data-dir ${f.dataDir}`, ...(f.to ? [`--to ${f.to}`] : []), ...f.set.map((s) => `--set ${s}`), ...(f.renewCerts ? ['--renew-certs'] : []), `--timeout ${f.timeout}`].join(' ');
 }
 
 export async function runUpgradeApply(f: ApplyFlags, cliPath: string, out: Out, err: Out): Promise<number> {
@@ -74,7 +79,7 @@ export async function runUpgradeApply(f: ApplyFlags, cliPath: string, out: Out, 
   const log = (l: string) => (json ? err(`${l}\n`) : out(`${l}\n`));
   try {
     const timeout = timeoutMs(f.timeout);
-    const plan = await makePlan({ dataDir: f.dataDir, ...(f.to !== undefined && { to: f.to }), set: f.set });
+    const plan = await makePlan(planOptions(f));
     if (f.rehearse || f.rehearseBadFlag) {
       const hard = plan.refusals.filter((r) => !plan.forceable.includes(r));
       if (hard.length > 0) {
@@ -122,6 +127,7 @@ function targetOptions(c: Command): Command {
     .requiredOption('--data-dir <dir>', 'the cluster directory of a running `pilothouse up`')
     .option('--to <dir>', 'a directory holding another built Pilothouse (DIR/out/main/cli.js) to upgrade to')
     .option('--set <component.flag=value>', 'a flag change for every instance of a component (etcd, apiserver, controllers); repeatable', collect, [])
+    .option('--renew-certs', 'renew every leaf certificate (new keys and serials, same CAs) and restart every component in turn to load them')
     .option('-w, --write-out <format>', 'table or json', 'table');
 }
 

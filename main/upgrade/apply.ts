@@ -24,6 +24,7 @@
 // console's walkthrough runs the same steps one by one.
 
 import { randomBytes } from 'node:crypto';
+import { renewAll } from '../common/pki/renewal';
 import { sameCommandLine, type CommandLine } from '../controlplane/componentOverrides';
 import type { ControlledComponent } from '../controlplane/controlSocket';
 import { flagValue } from './planeSurvey';
@@ -167,6 +168,12 @@ export class UpgradeApply {
     if (this.continued) this.log(`carrying on with run ${this.report.runId} (${applyStatePath(this.o.plane.dataDir)})`);
     else await this.record();
     this.save();
+    if (this.o.plan.renewCerts && !this.state.certsRenewed) {
+      const renewed = await renewAll(this.o.plane.dataDir);
+      this.state.certsRenewed = new Date().toISOString();
+      this.save();
+      this.log(`certificates renewed (new keys and serials, same CAs): ${renewed.map((c) => c.name).join(', ')}; each component restarts to load them`);
+    }
     if (this.o.probe === false) return;
     const tls = this.o.plane.etcdTls();
     this.probe = new AvailabilityProbe({
@@ -238,7 +245,9 @@ export class UpgradeApply {
       this.save();
       return out;
     };
-    if (sameCommandLine(current.commandLine, target)) {
+    // With renewed certificates a component running its target restarts all the same, to load them (once per run).
+    const reload = this.o.plan.renewCerts === true && entry.state !== 'upgraded';
+    if (sameCommandLine(current.commandLine, target) && !reload) {
       this.log(`${id}: already runs its target; left alone`);
       return done({ outcome: 'unchanged', detail: 'already runs its target' });
     }

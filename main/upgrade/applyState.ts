@@ -33,6 +33,8 @@ export interface ApplyState {
   settings: string[];
   /** The newest verified backup when the run began (what a rollback after completion restores). */
   backup?: string;
+  /** When the run renewed the certificates (--renew-certs): once, before the first component. */
+  certsRenewed?: string;
   components: AppliedComponent[];
 }
 

@@ -52,6 +52,8 @@ export interface UpgradePlan {
   forceable: string[];
   /** The `pilothouse` entry script the plane runs now (a rehearsal runs its copy with it). */
   currentCli?: string;
+  /** Renew every leaf certificate (new keys and serials, same CAs) and restart every component to load them. */
+  renewCerts?: boolean;
 }
 
 export interface PlanOptions {
@@ -59,6 +61,7 @@ export interface PlanOptions {
   /** A directory holding a built Pilothouse (DIR/out/main/cli.js). */
   to?: string;
   set?: string[];
+  renewCerts?: boolean;
   now?: Date;
 }
 
@@ -151,6 +154,6 @@ export async function makePlan(o: PlanOptions): Promise<UpgradePlan> {
   const failedChecks = checks.filter((c) => !c.ok);
   const forceable = failedChecks.filter((c) => c.name === 'backup').map((c) => c.detail);
   const refusals = [...skew.filter((s) => !s.ok).map((s) => s.message), ...failedChecks.filter((c) => c.name !== 'backup').map((c) => c.detail), ...forceable];
-  if (!target && settings.length === 0) refusals.push('nothing to do: give --to DIR (another build) and/or --set COMPONENT.FLAG=VALUE');
-  return { dataDir: o.dataDir, ...(target && { target }), settings, components, order: applyOrder(survey.components, leader), ...(leader && { leader }), skew, preflight: checks, refusals, forceable, ...(currentCli && { currentCli }) };
+  if (!target && settings.length === 0 && !o.renewCerts) refusals.push('nothing to do: give --to DIR (another build), --set COMPONENT.FLAG=VALUE and/or --renew-certs');
+  return { dataDir: o.dataDir, ...(target && { target }), settings, components, order: applyOrder(survey.components, leader), ...(leader && { leader }), skew, preflight: checks, refusals, forceable, ...(currentCli && { currentCli }), ...(o.renewCerts && { renewCerts: true }) };
 }

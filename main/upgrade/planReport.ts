@@ -26,6 +26,7 @@ export function formatPlanText(plan: UpgradePlan): string {
   const out = [
     `Upgrade plan for ${plan.dataDir}${plan.target ? ` → ${plan.target.version} (${plan.target.commit}) from ${plan.target.cliPath}` : ''}`,
     table(['COMPONENT', 'PID', 'CURRENT', 'TARGET', 'FLAG CHANGES'], rows),
+    ...(plan.renewCerts ? ['Certificates: every leaf certificate renewed (new keys and serials, same CAs) before the first component; each component restarted to load them'] : []),
     `Order: ${plan.order.map((id) => (id === plan.leader ? `${id} (the leader, last of the members, after move-leader)` : id)).join(', ')}`,
     'Version skew:',
     ...plan.skew.map((s) => `  ${mark(s.ok)} ${s.message}`),
