@@ -16,6 +16,7 @@ import { keysOf } from './keysOf';
 import type {
   ActionResult,
   ClusterOverview,
+  FeedStatus,
   FailoverResult,
   LeaderEvent,
   LogLine,
@@ -64,6 +65,8 @@ export interface BridgeCalls {
   watchEventDetail(req: { seq: number }): WatchEventDetail | null;
 
   recentTraces(req: { limit: number }): TraceRecord[];
+  /** Where Watch events and the Admission log come from, and what each cannot show (skipped resources, no traces). */
+  feedStatus(): FeedStatus;
 
   listSnapshots(): SnapshotInfo[];
   /** Starts a snapshot; progress arrives on the snapshotProgress stream. */
@@ -118,6 +121,7 @@ export const BRIDGE_CALLS: readonly BridgeCallName[] = keysOf<BridgeCalls>({
   recentWatchEvents: true,
   watchEventDetail: true,
   recentTraces: true,
+  feedStatus: true,
   listSnapshots: true,
   takeSnapshot: true,
   cancelSnapshot: true,
@@ -151,6 +155,8 @@ export interface BridgeEvents {
   /** Batches of watch events, at most every 100 ms. */
   watchEvents: WatchEventRecord[];
   traces: TraceRecord[];
+  /** The feeds' status changed. */
+  feedStatus: FeedStatus;
   snapshotProgress: SnapshotProgress;
   restoreProgress: RestoreProgress;
   /** A walkthrough run changed (state, a step, progress or output; progress at most every 100 ms). */
@@ -168,6 +174,7 @@ export const BRIDGE_EVENTS: readonly BridgeEventName[] = keysOf<BridgeEvents>({
   leaderEvent: true,
   watchEvents: true,
   traces: true,
+  feedStatus: true,
   snapshotProgress: true,
   restoreProgress: true,
   walkthroughRun: true,

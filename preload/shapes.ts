@@ -144,8 +144,10 @@ export interface WatchEventDetail {
   yaml: string;
   /** The previous version's YAML (etcd prev_kv), '' when none. */
   previousYaml: string;
-  /** How the value was encoded in etcd: 'protobuf' (k8s\0), 'json', 'encrypted', 'binary'. */
+  /** How the value was encoded in etcd: 'protobuf' (k8s\0), 'json', 'encrypted', 'binary'; 'json (Kubernetes API)' from the API. */
   encoding: string;
+  /** What the detail can and cannot show (from the Kubernetes API: no raw etcd bytes). */
+  note?: string;
 }
 
 export interface TraceRecord {
@@ -166,6 +168,28 @@ export interface TraceRecord {
   resourceVersion?: string;
   latencyMs?: number;
   stages: { stage: string; verdict: string; reason?: string; patch?: unknown[]; latencyMs: number }[];
+  /** 'audit' when read from the API server's audit log (no per-stage latencies); a trace otherwise. */
+  source?: 'trace' | 'audit';
+}
+
+/** Where the Watch events and Admission log views get their records, and what they cannot show. */
+export interface FeedStatus {
+  watch: {
+    /** etcd's keyspace, the Kubernetes API, or both (one list). */
+    sources: ('etcd' | 'kubernetes')[];
+    /** Kubernetes resources watched ("configmaps in team-a" when only one namespace is allowed). */
+    resources: string[];
+    /** Resources skipped and why ("cannot watch secrets: forbidden (…)"), a failure being retried, or why there is no feed. */
+    notes: string[];
+  };
+  admission: {
+    /** Pilothouse's request traces, the API server's audit log, or nothing. */
+    source: 'traces' | 'audit-log' | 'none';
+    /** The audit log followed, with source 'audit-log'. */
+    path?: string;
+    /** Why there is nothing, or what goes wrong reading the log. */
+    notes: string[];
+  };
 }
 
 export interface SnapshotInfo {

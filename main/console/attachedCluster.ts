@@ -10,7 +10,8 @@
 // endpoint given for it (matched by the member id its Status reports), else
 // at its first advertised client URL. Until then the given endpoints stand
 // for the members. What cannot be known about a foreign cluster (process
-// states, pids, the API server's traces) is left unknown.
+// states, pids, the API server's traces) is left unknown; its audit log,
+// when a path to it is given, stands in for the traces.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -22,6 +23,7 @@ import { StartupSteps } from '../controlplane/startupSteps';
 import type { ClusterCapabilities, ClusterMember, ConsoleCluster, ControlledProcess, RestorableMember, TlsFiles } from './cluster';
 import { notPossible } from './cluster';
 import { connectionError, probeTransport } from './connectionErrors';
+import { kubeError, missingContext } from './kubeErrors';
 
 export interface EtcdConnection {
   /** Client URLs; a bare host:port is http://, as etcdctl takes it. */
@@ -46,6 +48,14 @@ export interface AttachOptions {
   writable: boolean;
   /** A file whose current-context selects kube.context, put before the user's kubeconfig in a terminal's KUBECONFIG. */
   contextFile?: string;
+  /**
+   * What feeds Watch events: etcd's keyspace, the Kubernetes API (watches as
+   * the context's user), or both in one list. Default: etcd when endpoints
+   * are given, else the Kubernetes API.
+   */
+  watch?: 'etcd' | 'kubernetes' | 'both';
+  /** The API server's audit log (--audit-log-path, JSON lines) for the Admission log: traces exist only for Pilothouse's own API server. */
+  auditLog?: string;
 }
 
 const STEPS = [
@@ -114,7 +124,28 @@ export class AttachedCluster implements ConsoleCluster {
   }
 
   get apiServerUrl(): string | undefined {
-    return this.kube()?.getCurrentCluster()?.server;
+    try {
+      return this.kube()?.getCurrentCluster()?.server;
+    } catch {
+      return undefined; // the kubeconfig does not load: the kube step says why
+    }
+  }
+
+  /** Where Watch events come from (AttachOptions.watch, defaulted). */
+  get watchSources(): ('etcd' | 'kubernetes')[] {
+    const w = this.o.watch ?? (this.o.etcd ? 'etcd' : 'kubernetes');
+    const want: ('etcd' | 'kubernetes')[] = w === 'both' ? ['etcd', 'kubernetes'] : [w];
+    return want.filter((x) => (x === 'etcd' ? this.o.etcd !== undefined : this.o.kube !== undefined));
+  }
+
+  /** The context's namespace (where a namespaced watch goes when listing across namespaces is forbidden). */
+  contextNamespace(): string | undefined {
+    try {
+      const kc = this.kube();
+      return kc?.getContextObject(kc.getCurrentContext())?.namespace || undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   get kubeconfigPath(): string | undefined {
@@ -128,7 +159,7 @@ export class AttachedCluster implements ConsoleCluster {
     const kc = new KubeConfig();
     kc.loadFromFile(this.o.kube.kubeconfig);
     if (this.o.kube.context) {
-      if (!kc.getContextObject(this.o.kube.context)) throw new Error(`${this.o.kube.kubeconfig} has no context "${this.o.kube.context}"`);
+      if (!kc.getContextObject(this.o.kube.context)) throw new Error(missingContext(this.o.kube.kubeconfig, this.o.kube.context, kc.getContexts().map((c) => c.name)));
       kc.setCurrentContext(this.o.kube.context);
     }
     return (this.kubeConfig = kc);
@@ -138,7 +169,13 @@ export class AttachedCluster implements ConsoleCluster {
   async restClient(): Promise<RestClient> {
     const kc = this.kube();
     if (!kc) throw new Error('no kubeconfig given: the console reaches this cluster only through etcd');
-    return (this.rest ??= await RestClient.fromKubeConfig(kc, 'pilothouse-console'));
+    if (this.rest) return this.rest;
+    try {
+      return (this.rest = await RestClient.fromKubeConfig(kc, 'pilothouse-console'));
+    } catch (err) {
+      // client-node runs the user's exec plugin here: a missing one rejects with the spawn error
+      throw new Error(kubeError(err, { server: this.apiServerUrl, execCommand: kc.getCurrentUser()?.exec?.command }));
+    }
   }
 
   etcdTlsFiles(): TlsFiles {
@@ -260,7 +297,9 @@ export class AttachedCluster implements ConsoleCluster {
       this.steps.begin('kube', this.o.kube.context ?? '(current context)');
       try {
         const rest = await this.restClient();
-        const v = await rest.request<{ gitVersion?: string }>('GET', '/version', { signal: AbortSignal.timeout(5_000) });
+        const v = await rest.request<{ gitVersion?: string }>('GET', '/version', { signal: AbortSignal.timeout(5_000) }).catch((err: unknown) => {
+          throw new Error(kubeError(err, { server: this.apiServerUrl }));
+        });
         this.steps.done('kube', `${this.apiServerUrl} answers, ${v.gitVersion ?? 'version unknown'}`);
       } catch (err) {
         this.steps.fail('kube', (err as Error).message);

@@ -9,11 +9,13 @@
 
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { BridgeHandlers, ClusterOverview, EventSink, MemberStatus } from '../../preload/contract';
+import type { BridgeHandlers, ClusterOverview, EventSink, FeedStatus, MemberStatus, WatchEventRecord } from '../../preload/contract';
 import { PILOTHOUSE_VERSION, shortCommit } from '../common/version';
 import { notPossible, type ConsoleCluster } from './cluster';
 import { EmbeddedCluster } from './embeddedCluster';
 import { AttachedCluster, type AttachOptions } from './attachedCluster';
+import { AttachedFeeds } from './attachedFeeds';
+import { kubeConfigFromFile } from '../client/kube/rest';
 import { killLeaderExperiment } from './failoverExperiment';
 import { LeaderTimeline, leaderSample } from './leaderTimeline';
 import { LogStore } from '../controlplane/logStore';
@@ -129,6 +131,10 @@ function composeServices(
   let watchFeed: WatchFeed | undefined;
   let traceFeed: TraceFeed | undefined; // follows the API server's traces once the control plane runs one
   let nodesFeed: NodesFeed | undefined; // the nodes, through the API server
+  let attachedFeeds: AttachedFeeds | undefined; // an attached cluster's Kubernetes API watch, nodes and audit log
+  let watchSeq = 0; // one seq for the etcd and the Kubernetes API feeds: the view shows one list
+  const nextSeq = (): number => ++watchSeq;
+  let lastFeedStatus = '';
   let terminals: TerminalService | undefined;
 
   function onRound(round: ProbeRound): void {
@@ -162,8 +168,38 @@ function composeServices(
       starting,
       ...(clusterId ? { clusterId } : {}),
       ...(cluster.hasApiServer ? { apiserverReady: apiReady ?? false } : {}),
-      ...(nodesFeed?.nodes() ? { nodes: nodesFeed.nodes() } : {}),
+      ...(nodes() ? { nodes: nodes() } : {}),
     });
+  }
+
+  function nodes() {
+    return (nodesFeed ?? attachedFeeds?.nodes)?.nodes();
+  }
+
+  function feedStatus(): FeedStatus {
+    const kube = attachedFeeds?.watchStatus();
+    const sources: FeedStatus['watch']['sources'] = [...(watchFeed ? ['etcd' as const] : []), ...(attachedFeeds?.kubeWatch ? ['kubernetes' as const] : [])];
+    return {
+      watch: { sources, resources: kube?.resources ?? [], notes: kube?.notes ?? [] },
+      admission: attachedFeeds ? attachedFeeds.admissionStatus() : { source: traceFeed ? 'traces' : 'none', notes: [] },
+    };
+  }
+
+  function publishFeedStatus(): void {
+    const st = feedStatus();
+    const fp = JSON.stringify(st);
+    if (fp === lastFeedStatus) return;
+    lastFeedStatus = fp;
+    events.emit('feedStatus', st);
+  }
+
+  /** The newest `limit` of both feeds, in seq order. */
+  function recentWatchEvents(limit: number): WatchEventRecord[] {
+    const a = watchFeed?.recent({ limit }) ?? [];
+    const b = attachedFeeds?.kubeWatch?.recent({ limit }) ?? [];
+    if (b.length === 0) return a;
+    if (a.length === 0) return b;
+    return [...a, ...b].sort((x, y) => x.seq - y.seq).slice(-limit);
   }
 
   function publishOverview(): void {
@@ -178,8 +214,9 @@ function composeServices(
     watchFeed?.dispose();
     watchFeed = undefined;
     if (cluster.members.length === 0) return; // a Kubernetes API only: no etcd to follow
+    if (cluster instanceof AttachedCluster && !cluster.watchSources.includes('etcd')) return;
     const tls = cluster.etcdTlsFilesIfAny();
-    watchFeed = new WatchFeed({ endpoints: cluster.members.map((m) => m.clientUrl), ...(tls && { tls }), events });
+    watchFeed = new WatchFeed({ endpoints: cluster.members.map((m) => m.clientUrl), ...(tls && { tls }), events, nextSeq });
     try {
       await watchFeed.start();
     } catch (err) {
@@ -235,9 +272,14 @@ function composeServices(
     leaderTimeline: () => timeline.list(),
     killLeaderExperiment: () =>
       exclusive('the kill-the-leader experiment', () => killLeaderExperiment(cluster, timeline)),
-    recentWatchEvents: (req) => watchFeed?.recent(req) ?? [],
-    watchEventDetail: async (req) => (watchFeed ? watchFeed.detail(req) : null),
-    recentTraces: (req) => traceFeed?.recent(req) ?? [],
+    recentWatchEvents: (req) => recentWatchEvents(req.limit),
+    watchEventDetail: async (req) => {
+      const kube = attachedFeeds?.kubeWatch;
+      if (kube?.holds(req.seq)) return kube.detail(req);
+      return watchFeed ? watchFeed.detail(req) : null;
+    },
+    recentTraces: (req) => (traceFeed ?? attachedFeeds?.audit)?.recent(req) ?? [],
+    feedStatus: () => feedStatus(),
     listSnapshots: () => snapshots.list(),
     takeSnapshot: () => ({ jobId: snapshots.take().jobId }),
     cancelSnapshot: (req) => snapshots.cancel(req.jobId),
@@ -293,12 +335,18 @@ function composeServices(
         apiReady = true;
         traceFeed = new TraceFeed({ url: apiUrl, tls: apiTls, events });
         traceFeed.start();
-        nodesFeed = new NodesFeed(kubeconfig, () => publishOverview(), (m) => logs.note('console', `nodes feed: ${m}`));
+        nodesFeed = new NodesFeed(kubeConfigFromFile(kubeconfig), () => publishOverview(), (m) => logs.note('console', `nodes feed: ${m}`));
         void nodesFeed.start().catch((err: Error) => logs.note('console', `nodes feed did not start: ${err.message}`));
+      }
+      if (cluster instanceof AttachedCluster) {
+        attachedFeeds = new AttachedFeeds(cluster, { events, nextSeq, note: (m) => logs.note('console', m), onNodes: () => publishOverview(), onStatus: () => publishFeedStatus() });
+        await attachedFeeds.start().catch((err: Error) => logs.note('console', `feeds did not start: ${err.message}`));
+        if (disposed) return;
       }
       // attached with a kubeconfig that failed, the etcd members may still be there to follow
       if (ok || cluster.startupSteps().some((st) => st.id === 'etcd' && st.state === 'done')) await startWatchFeed();
       publishOverview();
+      publishFeedStatus();
       // after the cluster: a resumed step may need it
       await walkthroughs.start().catch((err: Error) => logs.note('console', `walkthroughs did not recover: ${err.message}`));
       if (!disposed) schedule.start();
@@ -311,6 +359,7 @@ function composeServices(
       watchFeed?.dispose();
       traceFeed?.dispose();
       await nodesFeed?.dispose();
+      await attachedFeeds?.dispose();
       snapshots.dispose();
       await terminals?.dispose();
       await cluster.dispose();

@@ -1,11 +1,14 @@
 // The overview's nodes: a node informer and a pod informer on the API server
-// (the controllers' own client library, with the admin kubeconfig) summarised
+// (the controllers' own client library, as the kubeconfig context's user: the
+// embedded plane's admin, or the context an attached cluster chose) summarised
 // into NodeSummary rows — readiness, pods bound, the simulated kubelet's
 // paused state, taints. Changes are coalesced; onChange fires at most every
 // COALESCE_MS, since a busy cluster changes pods many times a second.
 
 import type { NodeSummary } from '../../preload/contract';
-import { clientsFromFile, RESOURCES, SharedInformerFactory, INDEX_NODE_NAME, type KubeClients, type KubeObject } from '../client/kube';
+import { clientsFromKubeConfig, RESOURCES, SharedInformerFactory, INDEX_NODE_NAME, type KubeClients, type KubeObject } from '../client/kube';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeError } from './kubeErrors';
 import { parseNodeState, STATE_ANNOTATION } from '../kube/simulatedNodeState';
 
 const COALESCE_MS = 250;
@@ -46,15 +49,24 @@ export class NodesFeed {
   private timer: NodeJS.Timeout | undefined;
   private snapshot: NodeSummary[] | undefined;
 
+  /** kube: the loaded kubeconfig with the chosen context current (its user is who lists the nodes). */
   constructor(
-    private readonly kubeconfig: string,
+    private readonly kube: KubeConfig,
     private readonly onChange: () => void,
     private readonly onError: (message: string) => void = () => {},
   ) {}
 
   async start(): Promise<void> {
-    this.clients = await clientsFromFile(this.kubeconfig, 'pilothouse-console');
-    const factory = new SharedInformerFactory(this.clients.rest, { onError: (resource, err) => this.onError(`${resource}: ${err.message}`) });
+    this.clients = await clientsFromKubeConfig(this.kube, 'pilothouse-console');
+    // a failure said once until it changes: a forbidden list is retried every 30 s and would fill the log
+    const last = new Map<string, string>();
+    const onError = (resource: string, err: Error): void => {
+      const m = kubeError(err, { server: this.clients?.rest.server.origin });
+      if (last.get(resource) === m) return;
+      last.set(resource, m);
+      this.onError(`${resource}: ${m}`);
+    };
+    const factory = new SharedInformerFactory(this.clients.rest, { onError });
     this.factory = factory;
     const nodes = factory.informer<NodeObject>(RESOURCES.nodes);
     const pods = factory.informer<PodObject>(RESOURCES.pods);

@@ -10,6 +10,7 @@ import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { EventSink, TraceRecord } from '../../preload/contract';
 import type { RequestTrace } from '../kube/requestTrace';
+import { TraceRing } from './traceRing';
 
 export interface ApiServerTlsFiles {
   caFile: string;
@@ -26,7 +27,6 @@ export interface TraceFeedOptions {
 }
 
 export const TRACE_RING_CAPACITY = 10_000;
-const BATCH_MS = 100;
 const MAX_BACKOFF_MS = 5_000;
 
 export function toTraceRecord(t: RequestTrace): TraceRecord {
@@ -52,19 +52,15 @@ export function toTraceRecord(t: RequestTrace): TraceRecord {
 }
 
 export class TraceFeed {
-  private readonly ring: TraceRecord[] = [];
-  private readonly capacity: number;
+  private readonly ring: TraceRing;
   private readonly agent: Agent;
-  private readonly seen = new Set<string>();
-  private pending: TraceRecord[] = [];
-  private flushTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private response: IncomingMessage | undefined;
   private backoffMs = 250;
   private disposed = false;
 
   constructor(private readonly opts: TraceFeedOptions) {
-    this.capacity = opts.capacity ?? TRACE_RING_CAPACITY;
+    this.ring = new TraceRing(opts.capacity ?? TRACE_RING_CAPACITY, opts.events);
     this.agent = new Agent({
       ca: readFileSync(opts.tls.caFile),
       cert: readFileSync(opts.tls.certFile),
@@ -124,33 +120,17 @@ export class TraceFeed {
     } catch {
       return;
     }
-    if (!trace || typeof trace.id !== 'string' || this.seen.has(trace.id)) return;
-    const record = toTraceRecord(trace);
-    this.seen.add(record.id);
-    this.ring.push(record);
-    if (this.ring.length > this.capacity) {
-      const dropped = this.ring.splice(0, this.ring.length - this.capacity);
-      for (const d of dropped) this.seen.delete(d.id);
-    }
-    this.pending.push(record);
-    this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
-  }
-
-  private flush(): void {
-    this.flushTimer = undefined;
-    if (this.disposed || this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    this.opts.events.emit('traces', batch);
+    if (!trace || typeof trace.id !== 'string' || this.ring.has(trace.id)) return;
+    this.ring.add(toTraceRecord(trace));
   }
 
   recent(req: { limit: number }): TraceRecord[] {
-    return this.ring.slice(Math.max(0, this.ring.length - req.limit));
+    return this.ring.recent(req.limit);
   }
 
   dispose(): void {
     this.disposed = true;
-    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.ring.dispose();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.response?.destroy();
     this.agent.destroy();

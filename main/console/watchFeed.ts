@@ -15,6 +15,7 @@
 import { EtcdClient, prefixEnd } from '../client/etcd/etcdClient';
 import { EtcdWatch, type RawEvent } from '../client/etcd/etcdWatch';
 import type { EventSink, WatchEventDetail, WatchEventRecord } from '../../preload/contract';
+import { RecordRing } from './recordRing';
 import { decodeStoredValue } from './storedValue';
 
 export interface EtcdTlsFiles {
@@ -32,6 +33,8 @@ export interface WatchFeedOptions {
   prefix?: string;
   capacity?: number;
   valueBudgetBytes?: number;
+  /** Where seq numbers come from: shared with the Kubernetes API feed when both run. */
+  nextSeq?: () => number;
 }
 
 export const BATCH_MS = 100;
@@ -62,14 +65,8 @@ export function parseRegistryKey(key: string): { resource?: string; namespace?: 
 
 export class WatchFeed {
   private readonly client: EtcdClient;
-  private readonly ring: (StoredRecord | undefined)[];
-  private readonly capacity: number;
-  private readonly budget: number;
-  private head = 0; // next write position
-  private count = 0;
-  private seq = 0;
-  private valueBytes = 0;
-  private valueTail = 0; // oldest seq that may still hold values
+  private readonly ring: RecordRing<Buffer, StoredRecord>;
+  private readonly nextSeq: () => number;
   private pending: WatchEventRecord[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private watcher: EtcdWatch | undefined;
@@ -79,9 +76,9 @@ export class WatchFeed {
   private keysAtLastRevision = new Set<string>();
 
   constructor(private readonly opts: WatchFeedOptions) {
-    this.capacity = opts.capacity ?? RING_CAPACITY;
-    this.budget = opts.valueBudgetBytes ?? VALUE_BUDGET_BYTES;
-    this.ring = new Array<StoredRecord | undefined>(this.capacity);
+    this.ring = new RecordRing(opts.capacity ?? RING_CAPACITY, opts.valueBudgetBytes ?? VALUE_BUDGET_BYTES, (v) => v.length);
+    let seq = 0;
+    this.nextSeq = opts.nextSeq ?? (() => ++seq);
     this.client = new EtcdClient({ endpoints: opts.endpoints, tls: opts.tls, callTimeoutMs: 5_000 });
   }
 
@@ -117,7 +114,7 @@ export class WatchFeed {
     }
     this.keysAtLastRevision.add(key);
     const record: WatchEventRecord = {
-      seq: ++this.seq,
+      seq: this.nextSeq(),
       source: 'etcd',
       type,
       key,
@@ -131,34 +128,9 @@ export class WatchFeed {
     if (prev?.value?.length) stored.prevValue = prev.value;
     const kind = stored.value ? decodeStoredValue(stored.value).kind : undefined;
     if (kind) record.kind = kind;
-    this.push(stored);
+    this.ring.push(stored);
     this.pending.push(record);
     this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
-  }
-
-  private push(stored: StoredRecord): void {
-    const evicted = this.ring[this.head];
-    if (evicted) this.valueBytes -= (evicted.value?.length ?? 0) + (evicted.prevValue?.length ?? 0);
-    this.ring[this.head] = stored;
-    this.head = (this.head + 1) % this.capacity;
-    this.count = Math.min(this.count + 1, this.capacity);
-    this.valueBytes += (stored.value?.length ?? 0) + (stored.prevValue?.length ?? 0);
-    // Over budget: drop values from the oldest records; detail() refetches those from etcd.
-    while (this.valueBytes > this.budget && this.valueTail < this.seq) {
-      const old = this.find(++this.valueTail);
-      if (old) {
-        this.valueBytes -= (old.value?.length ?? 0) + (old.prevValue?.length ?? 0);
-        old.value = undefined;
-        old.prevValue = undefined;
-      }
-    }
-  }
-
-  private find(seq: number): StoredRecord | undefined {
-    const age = this.seq - seq;
-    if (seq < 1 || age < 0 || age >= this.count) return undefined;
-    const idx = (this.head - 1 - age + this.capacity * 2) % this.capacity;
-    return this.ring[idx];
   }
 
   private flush(): void {
@@ -170,17 +142,11 @@ export class WatchFeed {
   }
 
   recent(req: { limit: number }): WatchEventRecord[] {
-    const n = Math.max(0, Math.min(req.limit, this.count));
-    const out: WatchEventRecord[] = [];
-    for (let s = this.seq - n + 1; s <= this.seq; s++) {
-      const r = this.find(s);
-      if (r) out.push(r.record);
-    }
-    return out;
+    return this.ring.newest(req.limit).map((s) => s.record);
   }
 
   async detail(req: { seq: number }): Promise<WatchEventDetail | null> {
-    const stored = this.find(req.seq);
+    const stored = this.ring.find(req.seq);
     if (!stored) return null;
     const { record } = stored;
     let value = stored.value;

@@ -26,8 +26,13 @@ export async function clientsFromKubeConfig(kc: KubeConfig, userAgent: string): 
   };
 }
 
-export async function clientsFromFile(path: string, userAgent: string): Promise<KubeClients> {
+/** The kubeconfig at path, its current-context current. */
+export function kubeConfigFromFile(path: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(path);
-  return clientsFromKubeConfig(kc, userAgent);
+  return kc;
+}
+
+export async function clientsFromFile(path: string, userAgent: string): Promise<KubeClients> {
+  return clientsFromKubeConfig(kubeConfigFromFile(path), userAgent);
 }

@@ -3,7 +3,7 @@
 
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef } from 'vue';
-import type { TraceRecord } from '../../../preload/contract';
+import type { FeedStatus, TraceRecord } from '../../../preload/contract';
 import { errorText } from '../lib/format';
 import { FrameBatcher } from '../lib/frameBatcher';
 
@@ -36,8 +36,11 @@ export const useAdmissionStore = defineStore('admission', () => {
   const loaded = ref(false);
   const loading = ref(false);
   const error = ref('');
+  /** Where the requests come from (traces, an audit log, nothing) and why nothing; null until known. */
+  const status = shallowRef<FeedStatus['admission'] | null>(null);
   const seen = new Set<string>();
   let unsubscribe: (() => void) | undefined;
+  let unsubscribeStatus: (() => void) | undefined;
   const batcher = new FrameBatcher<TraceRecord>((items) => ingest(items));
 
   const filtered = computed(() => {
@@ -66,8 +69,17 @@ export const useAdmissionStore = defineStore('admission', () => {
     triggerRef(traces);
   }
 
+  async function loadStatus(): Promise<void> {
+    try {
+      status.value = (await useBridge().feedStatus()).admission;
+    } catch {
+      // older services without the call: the view shows no status line
+    }
+  }
+
   async function load(limit = 1000): Promise<void> {
     loading.value = true;
+    void loadStatus();
     try {
       ingest(await useBridge().recentTraces({ limit }));
       loaded.value = true;
@@ -82,16 +94,18 @@ export const useAdmissionStore = defineStore('admission', () => {
   function connect(): void {
     if (unsubscribe) return;
     unsubscribe = useBridge().on('traces', (batch) => batcher.add(batch));
+    unsubscribeStatus = useBridge().on('feedStatus', (st) => (status.value = st.admission));
   }
 
   function disconnect(): void {
     unsubscribe?.();
-    unsubscribe = undefined;
+    unsubscribeStatus?.();
+    unsubscribe = unsubscribeStatus = undefined;
   }
 
   function setFilter(patch: Partial<TraceFilter>): void {
     filter.value = { ...filter.value, ...patch };
   }
 
-  return { traces, filter, filtered, users, stages, deniedCount, loaded, loading, error, ingest, load, connect, disconnect, setFilter };
+  return { traces, filter, filtered, users, stages, deniedCount, loaded, loading, error, status, ingest, load, connect, disconnect, setFilter };
 });

@@ -7,7 +7,7 @@
 
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef } from 'vue';
-import type { WatchEventDetail, WatchEventRecord } from '../../../preload/contract';
+import type { FeedStatus, WatchEventDetail, WatchEventRecord } from '../../../preload/contract';
 import { errorText } from '../lib/format';
 import { FrameBatcher } from '../lib/frameBatcher';
 import { RingBuffer } from '../lib/ringBuffer';
@@ -49,8 +49,11 @@ export const useWatchEventsStore = defineStore('watchEvents', () => {
   const detailError = ref('');
   /** How often the services' feed started over (seq numbers reset): the list was cleared each time. */
   const feedRestarts = ref(0);
+  /** Where the events come from and what the feed cannot watch (skipped resources, an unreachable API); null until known. */
+  const status = shallowRef<FeedStatus['watch'] | null>(null);
   let lastSeq = -1;
   let unsubscribe: (() => void) | undefined;
+  let unsubscribeStatus: (() => void) | undefined;
   const seenResources = new Set<string>();
   const seenNamespaces = new Set<string>();
   const batcher = new FrameBatcher<WatchEventRecord>((items) => ingest(items));
@@ -163,8 +166,17 @@ export const useWatchEventsStore = defineStore('watchEvents', () => {
     detail.value = null;
   }
 
+  async function loadStatus(): Promise<void> {
+    try {
+      status.value = (await useBridge().feedStatus()).watch;
+    } catch {
+      // older services without the call: the view shows no status line
+    }
+  }
+
   async function load(limit = 5000): Promise<void> {
     loading.value = true;
+    void loadStatus();
     try {
       ingest(await useBridge().recentWatchEvents({ limit }));
       loaded.value = true;
@@ -179,11 +191,13 @@ export const useWatchEventsStore = defineStore('watchEvents', () => {
   function connect(): void {
     if (unsubscribe) return;
     unsubscribe = useBridge().on('watchEvents', (batch) => batcher.add(batch));
+    unsubscribeStatus = useBridge().on('feedStatus', (st) => (status.value = st.watch));
   }
 
   function disconnect(): void {
     unsubscribe?.();
-    unsubscribe = undefined;
+    unsubscribeStatus?.();
+    unsubscribe = unsubscribeStatus = undefined;
   }
 
   async function select(seq: number | null): Promise<void> {
@@ -206,7 +220,7 @@ export const useWatchEventsStore = defineStore('watchEvents', () => {
 
   return {
     visible, filter, paused, arrivedWhilePaused, received, kept, resources, namespaces, loaded, loading, error,
-    selectedSeq, selected, detail, detailLoading, detailError, feedRestarts,
+    selectedSeq, selected, detail, detailLoading, detailError, feedRestarts, status,
     ingest, rebuild, setFilter, clearFilter, pause, resume, clear, load, connect, disconnect, select,
   };
 });

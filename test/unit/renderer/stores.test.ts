@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
-import type { MemberStatus, SnapshotInfo, TraceRecord, WatchEventRecord } from '../../../preload/contract';
+import type { FeedStatus, MemberStatus, SnapshotInfo, TraceRecord, WatchEventRecord } from '../../../preload/contract';
 import { provideBridge } from '../../../renderer/src/stores/bridgeProvider';
 import { firstAtOrAfter, useWatchEventsStore, WATCH_CAPACITY } from '../../../renderer/src/stores/watchEvents';
 import { TRACE_CAPACITY, useAdmissionStore } from '../../../renderer/src/stores/admission';
@@ -172,6 +172,39 @@ describe('admission store', () => {
     s.ingest(Array.from({ length: TRACE_CAPACITY + 10 }, (_, i) => trace(`x${i}`)));
     expect(s.traces.length).toBe(TRACE_CAPACITY);
     expect(s.traces[s.traces.length - 1].id).toBe(`x${TRACE_CAPACITY + 9}`);
+  });
+});
+
+describe('feed status in the watch and admission stores', () => {
+  const status = (notes: string[]): FeedStatus => ({
+    watch: { sources: ['kubernetes'], resources: ['configmaps in team-a'], notes },
+    admission: { source: 'none', notes: ["request traces exist only for Pilothouse's own API server; give the API server's audit log path to see its requests here"] },
+  });
+
+  it('load() fetches it, the feedStatus stream replaces it, and services without the call leave it null', async () => {
+    const f = fakeBridge({ recentWatchEvents: () => [], recentTraces: () => [], feedStatus: () => status(['cannot watch secrets: forbidden (x)']) });
+    provideBridge(f.bridge);
+    const w = useWatchEventsStore();
+    const a = useAdmissionStore();
+    w.connect();
+    a.connect();
+    await Promise.all([w.load(), a.load()]);
+    await nextFrame();
+    expect(w.status).toEqual(status(['cannot watch secrets: forbidden (x)']).watch);
+    expect(a.status?.source).toBe('none');
+    f.emit('feedStatus', status([]));
+    expect(w.status?.notes).toEqual([]);
+    w.disconnect();
+    expect(f.listenerCount('feedStatus')).toBe(1); // the admission store's
+  });
+
+  it('an older services host without feedStatus: no status, no error', async () => {
+    provideBridge(fakeBridge({ recentWatchEvents: () => [] }).bridge);
+    const w = useWatchEventsStore();
+    await w.load();
+    await nextFrame();
+    expect(w.status).toBeNull();
+    expect(w.error).toBe('');
   });
 });
 
