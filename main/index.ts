@@ -8,7 +8,7 @@
 
 import { join } from 'node:path';
 import { runElectronApp } from './app/electronApp';
-import { createConsoleServices } from './console/consoleServices';
+import { createAttachedConsoleServices, createConsoleServices } from './console/consoleServices';
 
 type ElectronModule = typeof import('electron');
 
@@ -37,7 +37,7 @@ async function main(electron: ElectronModule | undefined): Promise<void> {
     portBase: Number.isInteger(portBase) ? portBase : 2379,
     // Members run this same program's CLI as Node (ELECTRON_RUN_AS_NODE=1).
     cliPath: join(here, 'cli.js'),
-    createServices: (opts) => createConsoleServices(opts),
+    createServices: (opts) => (opts.attach ? createAttachedConsoleServices({ ...opts, attach: opts.attach }) : createConsoleServices(opts)),
   });
 }
 

@@ -16,6 +16,11 @@ import { keysOf } from './keysOf';
 import type {
   ActionResult,
   ClusterOverview,
+  ConnectionDraft,
+  ConnectionEntry,
+  ConnectionImport,
+  ConnectionProfile,
+  CurrentCluster,
   FeedStatus,
   FailoverResult,
   LeaderEvent,
@@ -42,7 +47,8 @@ export type * from './shapes';
 
 // ---------------------------------------------------------------- calls
 
-export interface BridgeCalls {
+/** The calls one cluster's console services answer (embedded or attached). */
+export interface ClusterCalls {
   /** Pilothouse's version and commit ("1a2b3c4", "-dirty" when built with changes), and the runtime the console runs in. */
   version(): { pilothouse: string; commit: string; runtime: 'electron' | 'web'; versions: Record<string, string> };
 
@@ -107,9 +113,37 @@ export interface BridgeCalls {
   logComponents(): string[];
 }
 
-export type BridgeCallName = keyof BridgeCalls;
+/** The calls the session answers itself: the saved connections and which cluster the console shows. */
+export interface SessionCalls {
+  /** The lab first, then the saved connections; `current` is the id shown now. */
+  listConnections(): { current: string; connections: ConnectionEntry[] };
+  /** Saves a new connection (no id) or replaces one (its id); file paths must be absolute and exist. */
+  saveConnection(req: ConnectionDraft & { id?: string }): ConnectionProfile;
+  /** The connection shown now cannot be deleted. */
+  deleteConnection(req: { id: string }): { deleted: boolean };
+  /** Reads connection drafts from an etcdctl.env file, the ETCDCTL_* variables, a kubeadm pki/etcd dir, or kubeconfig contexts (path, else KUBECONFIG, else ~/.kube/config). */
+  importConnections(req: { from: 'etcdctl-env' | 'env' | 'kubeadm' | 'kubeconfig'; path?: string }): ConnectionImport;
+  /** Disposes the services of the cluster shown and starts those of another ('lab': the embedded plane); clusterSwitched follows. */
+  switchCluster(req: { id: string }): CurrentCluster;
+  currentCluster(): CurrentCluster;
+}
 
-export const BRIDGE_CALLS: readonly BridgeCallName[] = keysOf<BridgeCalls>({
+export interface BridgeCalls extends ClusterCalls, SessionCalls {}
+
+export type BridgeCallName = keyof BridgeCalls;
+export type ClusterCallName = keyof ClusterCalls;
+export type SessionCallName = keyof SessionCalls;
+
+export const SESSION_CALLS: readonly SessionCallName[] = keysOf<SessionCalls>({
+  listConnections: true,
+  saveConnection: true,
+  deleteConnection: true,
+  importConnections: true,
+  switchCluster: true,
+  currentCluster: true,
+});
+
+export const CLUSTER_CALLS: readonly ClusterCallName[] = keysOf<ClusterCalls>({
   version: true,
   overview: true,
   startupProgress: true,
@@ -145,6 +179,8 @@ export const BRIDGE_CALLS: readonly BridgeCallName[] = keysOf<BridgeCalls>({
   logComponents: true,
 });
 
+export const BRIDGE_CALLS: readonly BridgeCallName[] = [...CLUSTER_CALLS, ...SESSION_CALLS];
+
 // ---------------------------------------------------------------- event streams
 
 /** Streams the services push. Batched where they can be busy (watch events, traces, logs). */
@@ -164,6 +200,8 @@ export interface BridgeEvents {
   terminalData: { id: string; data: string };
   terminalExit: { id: string; code: number };
   logLines: LogLine[];
+  /** The console now shows another cluster: every view re-reads its state. */
+  clusterSwitched: CurrentCluster;
 }
 
 export type BridgeEventName = keyof BridgeEvents;
@@ -181,6 +219,7 @@ export const BRIDGE_EVENTS: readonly BridgeEventName[] = keysOf<BridgeEvents>({
   terminalData: true,
   terminalExit: true,
   logLines: true,
+  clusterSwitched: true,
 });
 
 /** The IPC channel each call travels on. */
@@ -197,6 +236,9 @@ export function eventChannelFor(name: BridgeEventName): string {
 export type BridgeHandlers = {
   [K in BridgeCallName]: (...args: Parameters<BridgeCalls[K]>) => ReturnType<BridgeCalls[K]> | Promise<ReturnType<BridgeCalls[K]>>;
 };
+
+/** One cluster's services: every call but the session's. */
+export type ClusterHandlers = Omit<BridgeHandlers, SessionCallName>;
 
 /** What the renderer sees on `window.pilothouse` (Electron) or gets from the WebSocket client (web host). */
 export type Bridge = {

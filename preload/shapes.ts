@@ -88,6 +88,8 @@ export interface ClusterOverview {
   clusterId?: string;
   /** The cluster's nodes, once the console follows the API server (absent before, and for etcd-only clusters). */
   nodes?: NodeSummary[];
+  /** The connection shown: its id ('lab' for the embedded plane), name, and whether actions that change the cluster are allowed. */
+  connection?: { id: string; name: string; writable: boolean };
 }
 
 export interface LeaderEvent {
@@ -351,4 +353,43 @@ export interface BackupScheduleInfo {
   nextAt?: string;
   /** The latest scheduled backup run. */
   lastRun?: { id: string; state: WalkthroughRunState; startedAt: string };
+}
+
+// ---------------------------------------------------------------- connections
+
+/** How the console reaches a cluster it does not run: etcd members, a kubeconfig context, or both. Certificates are referenced by path, never copied. */
+export interface ConnectionDraft {
+  name: string;
+  etcd?: { endpoints: string[]; cacert?: string; cert?: string; key?: string };
+  kube?: { kubeconfig: string; context?: string };
+  /** Allow actions that change the cluster (defrag, move-leader); read-only otherwise. */
+  writable: boolean;
+}
+
+/** A saved connection (DIR/console/connections.json). */
+export interface ConnectionProfile extends ConnectionDraft {
+  id: string;
+}
+
+/** One entry of the cluster switcher: the embedded lab (id 'lab') or a saved connection. */
+export interface ConnectionEntry extends ConnectionProfile {
+  kind: 'lab' | 'etcd' | 'kube' | 'etcd+kube';
+}
+
+/** The cluster the console shows now. */
+export interface CurrentCluster {
+  /** 'lab' for the embedded plane, else a saved connection's id. */
+  id: string;
+  name: string;
+  mode: 'embedded' | 'external';
+  writable: boolean;
+}
+
+/** What an importer found: drafts for the Add-connection dialog, not saved yet. */
+export interface ConnectionImport {
+  /** The file(s) or variables read, for the dialog to say. */
+  source: string;
+  drafts: ConnectionDraft[];
+  /** From a kubeconfig: its current-context (the first file's that sets one). */
+  currentContext?: string;
 }

@@ -9,8 +9,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserWindow as BrowserWindowType } from 'electron';
-import type { BridgeHandlers, EventSink } from '../../preload/contract';
-import { hostPlaneSignals, type RestartablePlane } from '../controlplane/pidFile';
+import type { EventSink } from '../../preload/contract';
+import type { AttachOptions } from '../console/attachedCluster';
+import { ConsoleSessions, type SessionServices } from '../console/consoleSessions';
+import { hostPlaneSignals } from '../controlplane/pidFile';
 import { registerBridgeIpc, webContentsEventSink } from './ipcBridge';
 import { guardNavigation, permissionAllowed, withCsp } from './navigationPolicy';
 import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, serveRenderer } from './rendererProtocol';
@@ -19,14 +21,6 @@ import { leaseTerminals } from './terminalLease';
 import { windowOptions } from './windowOptions';
 
 type ElectronModule = typeof import('electron');
-
-interface HostedServices {
-  handlers: BridgeHandlers;
-  start(): Promise<void>;
-  dispose(): Promise<void>;
-  /** The plane it runs, restarted in turn on SIGHUP (absent: nothing to restart). */
-  readonly supervisor?: RestartablePlane;
-}
 
 export interface ElectronAppOptions {
   /** out/renderer: the only directory pilothouse://app serves. */
@@ -37,7 +31,8 @@ export interface ElectronAppOptions {
   dataDir?: string;
   portBase: number;
   cliPath: string;
-  createServices: (opts: { dataDir: string; portBase: number; cliPath: string; runtime: 'electron'; events: EventSink }) => HostedServices;
+  /** One cluster's services: the lab's (no attach) or a saved connection's; the session creates them on each switch. */
+  createServices: (opts: { dataDir: string; portBase: number; cliPath: string; runtime: 'electron'; events: EventSink; attach?: AttachOptions; connection: { id: string; name: string } }) => SessionServices;
 }
 
 export async function runElectronApp(electron: ElectronModule, opts: ElectronAppOptions): Promise<void> {
@@ -68,12 +63,17 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
 
   const events = webContentsEventSink(() => (win && !win.isDestroyed() ? win.webContents : undefined));
   const dataDir = opts.dataDir ?? join(app.getPath('userData'), 'cluster');
-  const services = opts.createServices({ dataDir, portBase: opts.portBase, cliPath: opts.cliPath, runtime: 'electron', events });
-  // certs renew all finds the app through DIR/controlplane.pid, as it finds `pilothouse up`.
-  let releasePlane = (): void => {};
+  // certs renew all finds the app through DIR/controlplane.pid (claimed while the lab is shown), as it finds `pilothouse up`.
+  const services = new ConsoleSessions({
+    dataDir,
+    events,
+    create: (t) => opts.createServices({ dataDir: t.dataDir, portBase: opts.portBase, cliPath: opts.cliPath, runtime: 'electron', events: t.events, connection: t.connection, ...(t.attach && { attach: t.attach }) }),
+    hostPlane: (plane) => hostPlaneSignals(dataDir, plane, (line) => console.log(`pilothouse: ${line}`)),
+    log: (line) => console.log(`pilothouse: ${line}`),
+  });
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    releasePlane = hostPlaneSignals(dataDir, { restartInTurn: (report) => services.supervisor?.restartInTurn(report) ?? Promise.resolve(false) }, (line) => console.log(`pilothouse: ${line}`));
+    services.open();
   } catch (err) {
     dialog.showErrorBox('Pilothouse', (err as Error).message);
     app.exit(1);
@@ -108,7 +108,6 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
     phase = 'disposing';
     unregister();
     void services.dispose().finally(() => {
-      releasePlane();
       phase = 'done';
       app.quit();
     });

@@ -10,11 +10,12 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { intOption } from '../common/intOption';
-import type { BridgeHandlers, EventSink } from '../../preload/contract';
+import type { EventSink } from '../../preload/contract';
 import { createAttachedConsoleServices, createConsoleServices } from '../console/consoleServices';
+import { ConsoleSessions, type SessionServices } from '../console/consoleSessions';
 import type { AttachOptions } from '../console/attachedCluster';
 import { writeContextFile } from '../console/kubeContexts';
-import { hostPlaneSignals, type RestartablePlane } from '../controlplane/pidFile';
+import { hostPlaneSignals } from '../controlplane/pidFile';
 import { BridgeSockets } from '../web/bridgeSockets';
 import { launcherPageFile, writeLauncherPage, writePrivateFile } from '../web/launcherPage';
 import { openBrowser } from '../web/openBrowser';
@@ -62,17 +63,10 @@ export function attachFromFlags(opts: WebCommandOptions, dataDir: string): Attac
   return { name, ...(etcd && { etcd }), ...(kube && { kube }), writable: opts.writable === true, ...(contextFile && { contextFile }) };
 }
 
-interface HostedServices {
-  handlers: BridgeHandlers;
-  start(): Promise<void>;
-  dispose(): Promise<void>;
-  /** The plane it runs, restarted in turn on SIGHUP (absent: nothing to restart). */
-  readonly supervisor?: RestartablePlane;
-}
-
 export interface WebCommandDeps {
   cliPath: string;
-  createServices: (opts: { dataDir: string; portBase: number; cliPath: string; runtime: 'web'; events: EventSink; attach?: AttachOptions }) => HostedServices;
+  /** One cluster's services: the lab's (no attach) or an attachment's; the session creates them on each switch. */
+  createServices: (opts: { dataDir: string; portBase: number; cliPath: string; runtime: 'web'; events: EventSink; attach?: AttachOptions; connection: { id: string; name: string } }) => SessionServices;
   rendererDir?: string;
   out?: (line: string) => void;
   /** Resolves when the command should stop (default: the first SIGINT or SIGTERM). */
@@ -120,20 +114,22 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
     out(`pilothouse web: ${(err as Error).message}`);
     return 1;
   }
-  let hosted: HostedServices | undefined;
-  let releasePlane = (): void => {};
-  // Attached, the console hosts no plane under DIR: nothing to signal, and an embedded one may run there meanwhile.
-  if (!attach) {
-    try {
-      releasePlane = hostPlaneSignals(dataDir, { restartInTurn: (report) => hosted?.supervisor?.restartInTurn(report) ?? Promise.resolve(false) }, (line) => out(`pilothouse web: ${line}`));
-    } catch (err) {
-      out(`pilothouse web: ${(err as Error).message}`);
-      return 1;
-    }
+  const sockets = new BridgeSockets();
+  // The lab claims DIR/controlplane.pid while it is shown; attached, the console hosts no plane under DIR (an embedded one may run there meanwhile).
+  const services = new ConsoleSessions({
+    dataDir,
+    events: sockets,
+    create: (t) => deps.createServices({ dataDir: t.dataDir, portBase: opts.portBase, cliPath: deps.cliPath, runtime: 'web', events: t.events, connection: t.connection, ...(t.attach && { attach: t.attach }) }),
+    hostPlane: (plane) => hostPlaneSignals(dataDir, plane, (line) => out(`pilothouse web: ${line}`)),
+    log: (line) => out(`pilothouse web: ${line}`),
+  });
+  try {
+    services.open(attach);
+  } catch (err) {
+    out(`pilothouse web: ${(err as Error).message}`);
+    return 1;
   }
   const stop = deps.stopSignal ?? firstSignal();
-  const sockets = new BridgeSockets();
-  const services = (hosted = deps.createServices({ dataDir, portBase: opts.portBase, cliPath: deps.cliPath, runtime: 'web', events: sockets, ...(attach && { attach }) }));
   sockets.serve(services.handlers);
 
   const token = newToken();
@@ -144,7 +140,6 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
     const e = err as NodeJS.ErrnoException;
     out(e.code === 'EADDRINUSE' ? `pilothouse web: port ${opts.port} on 127.0.0.1 is in use; pass --port 0 for any free port` : `pilothouse web: ${e.message}`);
     await services.dispose();
-    releasePlane();
     return 1;
   }
 
@@ -166,7 +161,6 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
   await host.close();
   await services.dispose();
   await started;
-  releasePlane();
   // The token dies with the host; so do the files that hold it.
   rmSync(urlFile, { force: true });
   rmSync(launcherPageFile(dataDir), { force: true });

@@ -9,9 +9,9 @@
 
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { BridgeHandlers, ClusterOverview, EventSink, FeedStatus, MemberStatus, WatchEventRecord } from '../../preload/contract';
+import type { ClusterHandlers, ClusterOverview, EventSink, FeedStatus, MemberStatus, WatchEventRecord } from '../../preload/contract';
 import { PILOTHOUSE_VERSION, shortCommit } from '../common/version';
-import { notPossible, type ConsoleCluster } from './cluster';
+import { notPossible, readOnly, type ConsoleCluster } from './cluster';
 import { EmbeddedCluster } from './embeddedCluster';
 import { AttachedCluster, type AttachOptions } from './attachedCluster';
 import { AttachedFeeds } from './attachedFeeds';
@@ -45,10 +45,12 @@ export interface ConsoleServicesOptions {
   startTimeoutMs?: number;
   /** Tests: walkthroughs offered besides the console's own (backup, drill, restore). */
   extraWalkthroughs?: ConsoleWalkthrough[];
+  /** The switcher's entry these services show (default: the lab, or the attachment's name). */
+  connection?: { id: string; name: string };
 }
 
 export interface ConsoleServices {
-  handlers: BridgeHandlers;
+  handlers: ClusterHandlers;
   start(): Promise<void>;
   dispose(): Promise<void>;
   /** What the services see of the cluster. */
@@ -85,7 +87,7 @@ export interface AttachedConsoleServices extends Omit<ConsoleServices, 'supervis
 export function createAttachedConsoleServices(opts: Omit<ConsoleServicesOptions, 'portBase' | 'memberProgram'> & { attach: AttachOptions }): AttachedConsoleServices {
   const logs = new LogStore(opts.events);
   const cluster = new AttachedCluster(opts.attach, opts.events);
-  const { services } = composeServices({ ...opts, portBase: 0 }, cluster, logs, undefined);
+  const { services } = composeServices({ connection: { id: 'attached', name: opts.attach.name }, ...opts, portBase: 0 }, cluster, logs, undefined);
   return { ...services, cluster };
 }
 
@@ -169,6 +171,7 @@ function composeServices(
       ...(clusterId ? { clusterId } : {}),
       ...(cluster.hasApiServer ? { apiserverReady: apiReady ?? false } : {}),
       ...(nodes() ? { nodes: nodes() } : {}),
+      connection: { ...(opts.connection ?? { id: 'lab', name: 'lab (embedded)' }), writable: cluster.writable },
     });
   }
 
@@ -253,7 +256,7 @@ function composeServices(
     }
   }
 
-  const handlers: BridgeHandlers = {
+  const handlers: ClusterHandlers = {
     version: () => ({
       pilothouse: PILOTHOUSE_VERSION,
       commit: shortCommit(),
@@ -267,6 +270,7 @@ function composeServices(
     memberAction: (req) => memberAction(cluster, req.member, req.action),
     componentAction: async (req) => {
       if (!cluster.hasComponent(req.component)) return { ok: false, message: `no component ${req.component}`, command: '' };
+      if (!cluster.writable) return { ok: false, message: readOnly(`${req.action} ${req.component}`), command: '' };
       return memberAction(cluster, req.component, req.action);
     },
     leaderTimeline: () => timeline.list(),
@@ -290,6 +294,7 @@ function composeServices(
     importSnapshot: (req) => snapshots.import(req.path),
     restoreSnapshot: (req) => {
       if (!cluster.capabilities.snapshotRestore) throw new Error(notPossible('restoring a snapshot', cluster));
+      if (!cluster.writable) throw new Error(readOnly('restoring a snapshot'));
       const path = snapshots.path(req.name);
       if (!existsSync(path)) throw new Error(`stat ${path}: no such file or directory`);
       if (busy) return { started: false };

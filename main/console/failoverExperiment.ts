@@ -8,10 +8,10 @@
 import type { FailoverResult } from '../../preload/contract';
 import type { LeaderTimeline } from './leaderTimeline';
 import type { WireStatus } from '../client/etcd/memberClient';
-import { notPossible, type ConsoleCluster } from './cluster';
+import { notPossible, readOnly, type ConsoleCluster } from './cluster';
 
-/** What the experiment needs of the cluster: it must run the members' processes (capabilities.processControl). */
-export type FailoverCluster = Pick<ConsoleCluster, 'mode' | 'capabilities' | 'members' | 'memberClient' | 'process'>;
+/** What the experiment needs of the cluster: it must run the members' processes (capabilities.processControl) and allow changes (writable). */
+export type FailoverCluster = Pick<ConsoleCluster, 'mode' | 'capabilities' | 'writable' | 'members' | 'memberClient' | 'process'>;
 
 export const POLL_MS = 20;
 const DEFAULT_TIMEOUT_MS = 20_000;
@@ -35,6 +35,7 @@ const bigger = (a: string, b: string) => BigInt(a) > BigInt(b);
 /** Both moments (the kill and the new leader) go into the timeline. */
 export async function killLeaderExperiment(deps: FailoverCluster, timeline: LeaderTimeline, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<FailoverResult> {
   if (!deps.capabilities.processControl) throw new Error(notPossible('the kill-the-leader experiment', deps));
+  if (!deps.writable) throw new Error(readOnly('the kill-the-leader experiment'));
   const names = deps.members.map((m) => m.name);
   const before = await statuses(deps, names, 1_000);
   const nameById = new Map<string, string>();

@@ -21,6 +21,7 @@ export interface OverviewInput {
   apiserverReady?: boolean;
   /** undefined: nodes not known (no API server, or not listed yet). */
   nodes?: NodeSummary[];
+  connection?: ClusterOverview['connection'];
 }
 
 export function buildOverview(i: OverviewInput): ClusterOverview {
@@ -54,6 +55,7 @@ export function buildOverview(i: OverviewInput): ClusterOverview {
   if (leader) out.leader = leader.name;
   if (i.clusterId) out.clusterId = i.clusterId;
   if (i.nodes) out.nodes = i.nodes;
+  if (i.connection) out.connection = i.connection;
   return out;
 }
 

@@ -18,6 +18,10 @@ export const useOverviewStore = defineStore('overview', () => {
 
   const starting = computed(() => overview.value?.health === 'starting' || steps.value.some((s) => s.state === 'running' || s.state === 'pending'));
   const stepsDone = computed(() => steps.value.filter((s) => s.state === 'done').length);
+  /** Actions that change the cluster are allowed (true until the overview says otherwise: the lab). */
+  const writable = computed(() => overview.value?.connection?.writable ?? true);
+  /** Why such an action is disabled, for its tooltip ('' when writable). */
+  const readOnlyHint = computed(() => (writable.value ? '' : `Read-only: ${overview.value?.connection?.name ?? 'this connection'} is attached read-only. Save the connection as writable to allow changes.`));
 
   async function load(): Promise<void> {
     loading.value = true;
@@ -60,5 +64,5 @@ export const useOverviewStore = defineStore('overview', () => {
     return overview.value?.components.find((c) => c.id === id)?.pid;
   }
 
-  return { overview, steps, version, loading, error, starting, stepsDone, load, connect, disconnect, pidOf };
+  return { overview, steps, version, loading, error, starting, stepsDone, writable, readOnlyHint, load, connect, disconnect, pidOf };
 });
