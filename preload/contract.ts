@@ -126,6 +126,8 @@ export interface SessionCalls {
   /** Disposes the services of the cluster shown and starts those of another ('lab': the embedded plane); clusterSwitched follows. */
   switchCluster(req: { id: string }): CurrentCluster;
   currentCluster(): CurrentCluster;
+  /** Shown an attached cluster: restores the lab from one of its snapshots (by file name) and switches to the lab, which boots from the copy. */
+  cloneIntoLab(req: { snapshot: string }): CurrentCluster;
 }
 
 export interface BridgeCalls extends ClusterCalls, SessionCalls {}
@@ -141,6 +143,7 @@ export const SESSION_CALLS: readonly SessionCallName[] = keysOf<SessionCalls>({
   importConnections: true,
   switchCluster: true,
   currentCluster: true,
+  cloneIntoLab: true,
 });
 
 export const CLUSTER_CALLS: readonly ClusterCallName[] = keysOf<ClusterCalls>({

@@ -361,7 +361,8 @@ export interface BackupScheduleInfo {
 export interface ConnectionDraft {
   name: string;
   etcd?: { endpoints: string[]; cacert?: string; cert?: string; key?: string };
-  kube?: { kubeconfig: string; context?: string };
+  /** auditLog: the API server's audit log (JSON lines), read for the Admission log view, since only Pilothouse's own API server serves request traces. */
+  kube?: { kubeconfig: string; context?: string; auditLog?: string };
   /** Allow actions that change the cluster (defrag, move-leader); read-only otherwise. */
   writable: boolean;
 }

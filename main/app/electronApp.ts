@@ -70,6 +70,7 @@ export async function runElectronApp(electron: ElectronModule, opts: ElectronApp
     create: (t) => opts.createServices({ dataDir: t.dataDir, portBase: opts.portBase, cliPath: opts.cliPath, runtime: 'electron', events: t.events, connection: t.connection, ...(t.attach && { attach: t.attach }) }),
     hostPlane: (plane) => hostPlaneSignals(dataDir, plane, (line) => console.log(`pilothouse: ${line}`)),
     log: (line) => console.log(`pilothouse: ${line}`),
+    labPortBase: opts.portBase,
   });
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });

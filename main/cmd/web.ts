@@ -39,6 +39,8 @@ export interface WebCommandOptions {
   /** Attach to the Kubernetes API server of this kubeconfig (its --context, or current-context). */
   kubeconfig?: string;
   context?: string;
+  /** The attached API server's audit log, for the Admission log view. */
+  auditLog?: string;
   writable?: boolean;
 }
 
@@ -47,6 +49,7 @@ export function attachFromFlags(opts: WebCommandOptions, dataDir: string): Attac
   const etcdFlags = [opts.etcdCacert && '--etcd-cacert', opts.etcdCert && '--etcd-cert', opts.etcdKey && '--etcd-key'].filter(Boolean);
   if (!opts.etcdEndpoints && etcdFlags.length > 0) throw new Error(`${etcdFlags.join(', ')} without --etcd-endpoints`);
   if (!opts.kubeconfig && opts.context) throw new Error('--context without --kubeconfig');
+  if (!opts.kubeconfig && opts.auditLog) throw new Error('--audit-log without --kubeconfig');
   if (!opts.etcdEndpoints && !opts.kubeconfig) {
     if (opts.writable) throw new Error('--writable applies to an attached cluster: give --etcd-endpoints and/or --kubeconfig');
     return undefined;
@@ -60,7 +63,7 @@ export function attachFromFlags(opts: WebCommandOptions, dataDir: string): Attac
   const kube = opts.kubeconfig ? { kubeconfig: resolve(opts.kubeconfig), ...(opts.context && { context: opts.context }) } : undefined;
   const contextFile = opts.context ? writeContextFile(dataDir, opts.context) : undefined;
   const name = opts.context ?? (endpoints[0] ? `etcd ${endpoints[0]}` : 'kubeconfig');
-  return { name, ...(etcd && { etcd }), ...(kube && { kube }), writable: opts.writable === true, ...(contextFile && { contextFile }) };
+  return { name, ...(etcd && { etcd }), ...(kube && { kube }), ...(opts.auditLog && { auditLog: resolve(opts.auditLog) }), writable: opts.writable === true, ...(contextFile && { contextFile }) };
 }
 
 export interface WebCommandDeps {
@@ -122,6 +125,7 @@ export async function runWebCommand(opts: WebCommandOptions, deps: WebCommandDep
     create: (t) => deps.createServices({ dataDir: t.dataDir, portBase: opts.portBase, cliPath: deps.cliPath, runtime: 'web', events: t.events, connection: t.connection, ...(t.attach && { attach: t.attach }) }),
     hostPlane: (plane) => hostPlaneSignals(dataDir, plane, (line) => out(`pilothouse web: ${line}`)),
     log: (line) => out(`pilothouse web: ${line}`),
+    labPortBase: opts.portBase,
   });
   try {
     services.open(attach);
@@ -187,6 +191,7 @@ export function registerWebCommand(program: Command, setExitCode: (code: number)
     .option('--etcd-key <file>', 'its key (etcdctl --key)')
     .option('--kubeconfig <file>', "attach to the Kubernetes API server of this kubeconfig's context")
     .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
+    .option('--audit-log <file>', "the attached API server's audit log (JSON lines), shown in the Admission log: only Pilothouse's own API server serves request traces")
     .option('--writable', 'allow actions that change the attached cluster (defrag, move-leader, ...); read-only by default')
     .action(async (opts: WebCommandOptions) => {
       setExitCode(await runWebCommand(opts, { cliPath, createServices: (o) => (o.attach ? createAttachedConsoleServices({ ...o, attach: o.attach }) : createConsoleServices(o)) }));

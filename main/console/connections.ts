@@ -57,7 +57,7 @@ function checkEndpoint(e: string): string {
 
 const DRAFT_FIELDS = ['id', 'name', 'etcd', 'kube', 'writable'] as const;
 const ETCD_FIELDS = ['endpoints', 'cacert', 'cert', 'key'] as const;
-const KUBE_FIELDS = ['kubeconfig', 'context'] as const;
+const KUBE_FIELDS = ['kubeconfig', 'context', 'auditLog'] as const;
 
 /** Throws with the field and the reason on anything but the documented shape; files must exist. */
 export function checkConnectionDraft(raw: unknown, exists: (p: string) => boolean = existsSync): ConnectionDraft & { id?: string } {
@@ -86,7 +86,8 @@ export function checkConnectionDraft(raw: unknown, exists: (p: string) => boolea
     const kubeconfig = filePath(k, 'kube', 'kubeconfig', exists);
     if (!kubeconfig) throw new Error('kube.kubeconfig is required');
     const context = optionalString(k, 'kube', 'context');
-    kube = { kubeconfig, ...(context && { context }) };
+    const auditLog = filePath(k, 'kube', 'auditLog', () => true);
+    kube = { kubeconfig, ...(context && { context }), ...(auditLog && { auditLog }) };
   }
   if (!etcd && !kube) throw new Error('a connection needs etcd endpoints, a kubeconfig, or both');
   if (id === LAB_ID) throw new Error(`connection.id "${LAB_ID}" is the embedded lab's`);
@@ -99,7 +100,8 @@ export function connectionKind(c: ConnectionDraft): ConnectionEntry['kind'] {
 
 /** What AttachedCluster takes for a profile. */
 export function attachOptionsOf(c: ConnectionProfile, contextFile?: string): AttachOptions {
-  return { name: c.name, ...(c.etcd && { etcd: c.etcd }), ...(c.kube && { kube: c.kube }), writable: c.writable, ...(contextFile && { contextFile }) };
+  const { auditLog, ...kube } = c.kube ?? { kubeconfig: '' };
+  return { name: c.name, ...(c.etcd && { etcd: c.etcd }), ...(c.kube && { kube }), ...(auditLog && { auditLog }), writable: c.writable, ...(contextFile && { contextFile }) };
 }
 
 /** DIR/console/connections.json: read on every call (small), written whole through a temp file. */

@@ -1,7 +1,8 @@
 // The console's session: which cluster it shows now — the embedded lab or a
 // saved connection — and the one set of console services for it. Every
 // cluster call is forwarded to the current services; the session answers the
-// connection calls itself (list, save, delete, import, switch, current).
+// connection calls itself (list, save, delete, import, switch, current,
+// clone into the lab).
 //
 // A switch disposes the old services before it creates the new ones, so the
 // two never share a port, a file or the event sink: events of services that
@@ -31,6 +32,8 @@ import type { AttachOptions } from './attachedCluster';
 import { draftFromEtcdctlEnvFile, draftFromEtcdctlVars, draftFromKubeadmDir, draftsFromKubeconfigs, KUBEADM_ETCD_DIR, kubeconfigFiles } from './connectionImport';
 import { attachOptionsOf, checkConnectionDraft, connectionKind, connectionsFile, ConnectionStore, LAB_ENTRY, LAB_ID } from './connections';
 import { writeContextFile } from './kubeContexts';
+import { cloneIntoLab } from './labClone';
+import { checkSnapshotName } from './snapshots';
 
 /** One cluster's services as a host runs them. */
 export interface SessionServices {
@@ -61,6 +64,8 @@ export interface ConsoleSessionsOptions {
   home?: string;
   /** Where a switch's failure to start is told. */
   log?: (line: string) => void;
+  /** The lab's port base (a clone restores its members with the lab's own peer URLs). */
+  labPortBase?: number;
 }
 
 interface Shown {
@@ -76,6 +81,13 @@ function requestOf(raw: unknown, what: string, fields: readonly string[]): Recor
   const r = raw as Record<string, unknown>;
   for (const k of Object.keys(r)) if (!fields.includes(k)) throw new Error(`${what}.${k}: no such field (known: ${fields.join(', ')})`);
   return r;
+}
+
+function snapshotOf(raw: unknown): string {
+  const r = requestOf(raw, 'clone', ['snapshot']);
+  if (typeof r.snapshot !== 'string') throw new Error(`clone.snapshot must be a snapshot file name, not ${JSON.stringify(r.snapshot)}`);
+  checkSnapshotName(r.snapshot);
+  return r.snapshot;
 }
 
 function idOf(raw: unknown, what: string): string {
@@ -131,6 +143,7 @@ export class ConsoleSessions {
       },
       importConnections: (req) => this.importFrom(checkImportRequest(req)),
       switchCluster: (req) => this.switchTo(idOf(req, 'switch')),
+      cloneIntoLab: (req) => this.cloneToLab(snapshotOf(req)),
       currentCluster: () => this.current().current,
     };
   }
@@ -145,7 +158,8 @@ export class ConsoleSessions {
       this.shown = this.show(LAB_ID);
       return;
     }
-    const profile = this.store.upsertByName({ name: attach.name, ...(attach.etcd && { etcd: attach.etcd }), ...(attach.kube && { kube: attach.kube }), writable: attach.writable });
+    const kube = attach.kube && { ...attach.kube, ...(attach.auditLog && { auditLog: attach.auditLog }) };
+    const profile = this.store.upsertByName({ name: attach.name, ...(attach.etcd && { etcd: attach.etcd }), ...(kube && { kube }), writable: attach.writable });
     this.shown = this.show(profile.id);
   }
 
@@ -199,7 +213,26 @@ export class ConsoleSessions {
     return { current: { id, name: profile.name, mode: 'external', writable: profile.writable }, services, live, releasePlane: () => {} };
   }
 
-  private async switchTo(id: string): Promise<CurrentCluster> {
+  /**
+   * Clone into the lab: the lab's members restored offline from a snapshot
+   * the attached connection shown now took (labClone.ts), then the lab shown
+   * and started on it. A failure leaves the lab as it was and the connection shown.
+   */
+  private async cloneToLab(snapshot: string): Promise<CurrentCluster> {
+    const shown = this.current().current;
+    if (shown.id === LAB_ID) throw new Error('clone into the lab copies an attached cluster: switch to its connection and take a snapshot first');
+    const file = join(this.o.dataDir, 'connections', shown.id, 'snapshots', snapshot);
+    if (!existsSync(file)) throw new Error(`stat ${file}: no such file or directory`);
+    const portBase = this.o.labPortBase;
+    if (portBase === undefined) throw new Error('this console has no lab port base: it cannot run the lab');
+    return this.switchTo(LAB_ID, async () => {
+      const r = await cloneIntoLab({ dataDir: this.o.dataDir, portBase, snapshotFile: file, log: (l) => this.o.log?.(`clone: ${l}`) });
+      this.o.log?.(`clone: the lab boots from ${snapshot} of ${shown.name}${r.setAside ? `; its previous member dirs are in ${r.setAside}` : ''}`);
+    });
+  }
+
+  /** before: run after the old services are gone and before the new are made (a clone's restore); its failure shows the old again. */
+  private async switchTo(id: string, before?: () => Promise<void>): Promise<CurrentCluster> {
     if (this.disposed) throw new Error('the console is shutting down');
     if (this.switching) throw new Error(`a switch to ${this.switching} is in progress; try again when it has finished`);
     const old = this.current();
@@ -212,6 +245,7 @@ export class ConsoleSessions {
       old.releasePlane();
       let next: Shown;
       try {
+        await before?.();
         next = this.show(id);
       } catch (err) {
         // nothing else to show: back to the one shown before (its claim, if the lab, is free again)

@@ -35,7 +35,8 @@ export interface SnapshotStoreOptions {
 export const snapshotFileName = backupFileName;
 
 /** A name from the renderer must be a plain file in the snapshots folder. */
-function checkName(name: string): void {
+/** Throws unless name is a plain snapshot file name (no path, `.db`). */
+export function checkSnapshotName(name: string): void {
   if (!/^[\w.-]+\.db$/.test(name) || name.startsWith('.')) throw new Error(`invalid snapshot name ${JSON.stringify(name)}`);
 }
 
@@ -51,7 +52,7 @@ export class SnapshotStore {
   }
 
   path(name: string): string {
-    checkName(name);
+    checkSnapshotName(name);
     return join(this.o.dir, name);
   }
 

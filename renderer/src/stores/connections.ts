@@ -54,6 +54,18 @@ export const useConnectionsStore = defineStore('connections', () => {
     }
   }
 
+  /** Restores the lab from a snapshot of the attached cluster shown and switches to it; throws the service's reason. */
+  async function cloneIntoLab(snapshot: string): Promise<void> {
+    switching.value = 'lab';
+    error.value = '';
+    try {
+      const c = await useBridge().cloneIntoLab({ snapshot });
+      current.value = c.id;
+    } finally {
+      switching.value = '';
+    }
+  }
+
   /** Saves and lists again; throws the service's reason for the dialog to show. */
   async function save(draft: ConnectionDraft & { id?: string }): Promise<ConnectionProfile> {
     const saved = await useBridge().saveConnection(draft);
@@ -71,5 +83,5 @@ export const useConnectionsStore = defineStore('connections', () => {
     return useBridge().importConnections({ from, ...(path ? { path } : {}) });
   }
 
-  return { connections, current, switching, error, load, connect, switchTo, save, remove, importFrom };
+  return { connections, current, switching, error, load, connect, switchTo, cloneIntoLab, save, remove, importFrom };
 });
