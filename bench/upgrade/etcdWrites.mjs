@@ -19,27 +19,21 @@ const run = promisify(execFile);
 const PUT_EVERY_MS = 20;
 const PUT_TIMEOUT_MS = 1_000;
 
-/** Writes until stop(); clients: one Etcd3 per member. */
-export function writeLoop(clients, prefix) {
+/**
+ * Calls attempt(i) one at a time, one every everyMs, until stop(): how many
+ * writes, how many failed, and the longest run of failures (from the first
+ * failed attempt to the next acknowledged write).
+ */
+export function pacedWrites(everyMs, attempt) {
   let stop = false;
   let writes = 0;
   let failed = 0;
   let longestMs = 0;
   let failingSince;
-  let at = 0;
   const loop = (async () => {
     for (let i = 0; !stop && i < 10_000_000; i++) {
       const t = performance.now();
-      let ok = false;
-      try {
-        await Promise.race([
-          clients[at].put(`${prefix}${String(i).padStart(8, '0')}`).value(String(i)),
-          new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), PUT_TIMEOUT_MS)),
-        ]);
-        ok = true;
-      } catch {
-        at = (at + 1) % clients.length;
-      }
+      const ok = await attempt(i).catch(() => false);
       writes++;
       if (ok) {
         if (failingSince !== undefined) longestMs = Math.max(longestMs, performance.now() - failingSince);
@@ -48,7 +42,7 @@ export function writeLoop(clients, prefix) {
         failed++;
         failingSince ??= t;
       }
-      const wait = PUT_EVERY_MS - (performance.now() - t);
+      const wait = everyMs - (performance.now() - t);
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
   })();
@@ -59,6 +53,23 @@ export function writeLoop(clients, prefix) {
       return { writes, failed, longestMs };
     },
   };
+}
+
+/** Puts until stop(); clients: one Etcd3 per member, the next one after a failure. */
+export function writeLoop(clients, prefix) {
+  let at = 0;
+  return pacedWrites(PUT_EVERY_MS, async (i) => {
+    try {
+      await Promise.race([
+        clients[at].put(`${prefix}${String(i).padStart(8, '0')}`).value(String(i)),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), PUT_TIMEOUT_MS)),
+      ]);
+      return true;
+    } catch {
+      at = (at + 1) % clients.length;
+      return false;
+    }
+  });
 }
 
 async function etcdctl(args) {

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { request } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { kubeClient, startUp, stopUp } from '../apiserver/kube.mjs';
-import { memberClients, rollingRestart, writeLoop } from './etcdWrites.mjs';
+import { memberClients, pacedWrites, rollingRestart, writeLoop } from './etcdWrites.mjs';
 import { pilothouse } from '../cli.mjs';
 import { CLI_JS, fmt, root, withCluster, writeResults } from '../etcd/common.mjs';
 
@@ -68,35 +68,7 @@ function mergePatch(k, path, body, timeoutMs) {
 
 /** Updates ConfigMaps one at a time, one every 50 ms, until stopped: writes, failures and the longest run of failures. */
 function steadyLoad(k, objects) {
-  let stop = false;
-  let writes = 0;
-  let failed = 0;
-  let longestMs = 0;
-  let failingSince;
-  const loop = (async () => {
-    for (let i = 0; !stop && i < 1_000_000; i++) {
-      const t = performance.now();
-      const name = `cm-${String(i % objects).padStart(5, '0')}`;
-      const res = await mergePatch(k, `/api/v1/namespaces/bench/configmaps/${name}`, { data: { load: String(i) } }, 1_000);
-      writes++;
-      if (res.code === 200) {
-        if (failingSince !== undefined) longestMs = Math.max(longestMs, performance.now() - failingSince);
-        failingSince = undefined;
-      } else {
-        failed++;
-        failingSince ??= t;
-      }
-      const wait = 50 - (performance.now() - t);
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-  })();
-  return {
-    async stop() {
-      stop = true;
-      await loop;
-      return { writes, failed, longestMs };
-    },
-  };
+  return pacedWrites(50, async (i) => (await mergePatch(k, `/api/v1/namespaces/bench/configmaps/cm-${String(i % objects).padStart(5, '0')}`, { data: { load: String(i) } }, 1_000)).code === 200);
 }
 
 function build(version, outDir) {
