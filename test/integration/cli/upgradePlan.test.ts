@@ -85,7 +85,7 @@ describe('pilothouse upgrade plan', () => {
   });
 
   it('nothing to do, no build in --to, and no plane running are each said plainly', () => {
-    expect(plan([]).stdout).toContain('nothing to do: give --to DIR (another build) and/or --set COMPONENT.FLAG=VALUE');
+    expect(plan([]).stdout).toContain('nothing to do: give --to DIR (another build), --set COMPONENT.FLAG=VALUE and/or --renew-certs');
     const none = plan(['--to', scratch]);
     expect(none.stderr).toBe(`Error: no built Pilothouse in ${scratch} (want ${join(scratch, 'out', 'main', 'cli.js')}; run npm run build there)\n`);
     const idle = spawnSync(process.execPath, [CLI_JS, 'upgrade', 'plan', '--data-dir', scratch, '--to', nextBuild], { encoding: 'utf8', timeout: 30_000 });
